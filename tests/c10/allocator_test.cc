@@ -1,0 +1,327 @@
+// tests/c10/allocator_test.cc — DataPtr ownership, the allocator registry and
+// the default CPU allocator (alignment, counters, errors).
+#include "c10/core/Allocator.h"
+#include "c10/core/CPUAllocator.h"
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <thread>
+#include <vector>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+// HugeRequestThrowsNamingTheByteCount needs malloc to fail by returning
+// null; ASan and TSan abort on such requests unless told otherwise. These
+// hooks set the sanitizers' defaults and are unused in normal builds.
+extern "C" const char* __asan_default_options() {
+  return "allocator_may_return_null=1";
+}
+extern "C" const char* __tsan_default_options() {
+  return "allocator_may_return_null=1";
+}
+
+namespace {
+
+using c10::DataPtr;
+using c10::DeviceType;
+using testing::HasSubstr;
+
+int g_deleted = 0;
+void counting_deleter(void*) { ++g_deleted; }
+void other_deleter(void*) {}
+
+bool is_aligned(const void* p, size_t alignment) {
+  return reinterpret_cast<uintptr_t>(p) % alignment == 0;
+}
+
+TEST(DataPtr, MoveTransfersOwnershipAndDeletesExactlyOnce) {
+  g_deleted = 0;
+  int storage = 0;
+  {
+    DataPtr a(&storage, &storage, &counting_deleter, c10::Device(c10::kCPU));
+    DataPtr b(std::move(a));
+    EXPECT_FALSE(a);  // NOLINT(bugprone-use-after-move)
+    EXPECT_EQ(a.get(), nullptr);
+    EXPECT_EQ(b.get(), &storage);
+    EXPECT_EQ(b.get_context(), &storage);
+    DataPtr c;
+    c = std::move(b);
+    EXPECT_TRUE(b == nullptr);  // NOLINT(bugprone-use-after-move)
+    EXPECT_TRUE(c != nullptr);
+    EXPECT_EQ(c.get_deleter(), &counting_deleter);
+    EXPECT_EQ(g_deleted, 0);
+  }
+  EXPECT_EQ(g_deleted, 1);
+}
+
+TEST(DataPtr, MoveAssignmentFreesThePreviousContext) {
+  g_deleted = 0;
+  int x = 0, y = 0;
+  DataPtr a(&x, &x, &counting_deleter, c10::kCPU);
+  a = DataPtr(&y, &y, &counting_deleter, c10::kCPU);
+  EXPECT_EQ(g_deleted, 1);
+  EXPECT_EQ(a.get(), &y);
+  a.clear();
+  EXPECT_EQ(g_deleted, 2);
+  EXPECT_FALSE(a);
+  a.clear();  // nothing left to free
+  EXPECT_EQ(g_deleted, 2);
+}
+
+TEST(DataPtr, ReleasedOrNonOwningContextIsNeverDeleted) {
+  g_deleted = 0;
+  int x = 0;
+  {
+    DataPtr borrowed(&x, c10::Device(c10::kCPU));
+    EXPECT_TRUE(borrowed);
+    EXPECT_EQ(borrowed.get_context(), nullptr);
+    DataPtr owned(&x, &x, &counting_deleter, c10::kCPU);
+    EXPECT_EQ(owned.release_context(), &x);
+    EXPECT_EQ(owned.get(), &x);  // data stays readable
+  }
+  EXPECT_EQ(g_deleted, 0);
+  {
+    DataPtr owned(&x, &x, &counting_deleter, c10::kCPU);
+    auto ctx = owned.move_context();
+    EXPECT_EQ(owned.get_context(), nullptr);
+  }
+  EXPECT_EQ(g_deleted, 1);
+}
+
+TEST(DataPtr, CompareExchangeDeleterSwapsOnlyOnMatch) {
+  g_deleted = 0;
+  int x = 0;
+  {
+    DataPtr p(&x, &x, &other_deleter, c10::kCPU);
+    EXPECT_FALSE(p.compare_exchange_deleter(&counting_deleter, &other_deleter));
+    EXPECT_EQ(p.cast_context<int>(&counting_deleter), nullptr);
+    EXPECT_EQ(p.cast_context<int>(&other_deleter), &x);
+    EXPECT_TRUE(p.compare_exchange_deleter(&other_deleter, &counting_deleter));
+    EXPECT_EQ(p.get_deleter(), &counting_deleter);
+  }
+  EXPECT_EQ(g_deleted, 1);
+}
+
+TEST(DataPtr, KeepsAndOverridesItsDevice) {
+  DataPtr p(nullptr, c10::Device(c10::kCUDA, 1));
+  EXPECT_EQ(p.device().type(), c10::kCUDA);
+  EXPECT_EQ(p.device().index(), 1);
+  p.unsafe_set_device(c10::Device(c10::kCPU));
+  EXPECT_TRUE(p.device().is_cpu());
+  EXPECT_TRUE(DataPtr().device().is_cpu());
+}
+
+TEST(DataPtr, StdFunctionContextCallsItsDeleterOnce) {
+  int calls = 0;
+  int x = 0;
+  {
+    DataPtr p = c10::InefficientStdFunctionContext::makeDataPtr(
+        &x, [&calls, &x](void* ptr) { calls += (ptr == &x); }, c10::kCPU);
+    EXPECT_EQ(p.get(), &x);
+    DataPtr q = std::move(p);
+  }
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(CPUAllocator, RegisteredForCpuAtStartup) {
+  EXPECT_EQ(c10::GetAllocator(c10::kCPU), c10::GetDefaultCPUAllocator());
+  EXPECT_EQ(c10::GetCPUAllocator(), c10::GetDefaultCPUAllocator());
+  EXPECT_EQ(c10::GetDefaultCPUAllocator()->raw_deleter(), &c10::free_cpu);
+}
+
+TEST(CPUAllocator, AlignsEveryBlockTo64Bytes) {
+  c10::Allocator* alloc = c10::GetCPUAllocator();
+  std::vector<DataPtr> blocks;
+  for (size_t n = 1; n <= 1024; n += (n < 130 ? 1 : 97)) {
+    blocks.push_back(alloc->allocate(n));
+    DataPtr& block = blocks.back();
+    ASSERT_NE(block.get(), nullptr) << n;
+    EXPECT_TRUE(is_aligned(block.get(), 64)) << n << " bytes at "
+                                             << block.get();
+    EXPECT_TRUE(block.device().is_cpu());
+    std::memset(block.get(), 0xAB, n);  // the whole range is writable
+  }
+  DataPtr big = alloc->allocate(size_t(3) << 20);
+  EXPECT_TRUE(is_aligned(big.get(), c10::kCPUAlignment));
+}
+
+TEST(CPUAllocator, ZeroByteRequestGivesNullDataThatIsSafeToDestroy) {
+  const c10::CPUAllocatorStats before = c10::cpu_allocator_stats();
+  {
+    DataPtr empty = c10::GetCPUAllocator()->allocate(0);
+    EXPECT_EQ(empty.get(), nullptr);
+    EXPECT_FALSE(empty);
+    EXPECT_TRUE(empty.device().is_cpu());
+    EXPECT_EQ(c10::alloc_cpu(0), nullptr);
+    c10::free_cpu(nullptr);
+  }
+  const c10::CPUAllocatorStats after = c10::cpu_allocator_stats();
+  EXPECT_EQ(after.bytes_in_use, before.bytes_in_use);
+  EXPECT_EQ(after.allocation_count, before.allocation_count);
+}
+
+TEST(CPUAllocator, StatsTrackBytesPeakAndCountExactly) {
+  c10::Allocator* alloc = c10::GetCPUAllocator();
+  c10::reset_cpu_allocator_peak();
+  const c10::CPUAllocatorStats base = c10::cpu_allocator_stats();
+  EXPECT_EQ(base.peak_bytes, base.bytes_in_use);
+  {
+    DataPtr a = alloc->allocate(100);
+    DataPtr b = alloc->allocate(1000);
+    c10::CPUAllocatorStats s = c10::cpu_allocator_stats();
+    EXPECT_EQ(s.bytes_in_use, base.bytes_in_use + 1100);
+    EXPECT_EQ(s.peak_bytes, base.bytes_in_use + 1100);
+    EXPECT_EQ(s.allocation_count, base.allocation_count + 2);
+    b.clear();
+    DataPtr c = alloc->allocate(10);
+    s = c10::cpu_allocator_stats();
+    EXPECT_EQ(s.bytes_in_use, base.bytes_in_use + 110);
+    EXPECT_EQ(s.peak_bytes, base.bytes_in_use + 1100);  // peak stays
+    EXPECT_EQ(s.allocation_count, base.allocation_count + 3);
+  }
+  c10::CPUAllocatorStats s = c10::cpu_allocator_stats();
+  EXPECT_EQ(s.bytes_in_use, base.bytes_in_use);
+  EXPECT_EQ(s.peak_bytes, base.bytes_in_use + 1100);
+  c10::reset_cpu_allocator_peak();
+  EXPECT_EQ(c10::cpu_allocator_stats().peak_bytes, base.bytes_in_use);
+}
+
+TEST(CPUAllocator, StatsStayExactAcrossThreads) {
+  constexpr int kThreads = 4;
+  constexpr int kAllocations = 1000;
+  const c10::CPUAllocatorStats base = c10::cpu_allocator_stats();
+  for (int wave = 0; wave < 3; ++wave) {  // later waves reuse count slots
+    std::vector<DataPtr> handed_over(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([t, &handed_over] {
+        for (int i = 0; i < kAllocations - 1; ++i) {
+          DataPtr p = c10::GetCPUAllocator()->allocate(8 + i % 64);
+        }
+        handed_over[t] = c10::GetCPUAllocator()->allocate(64);
+      });
+    }
+    for (auto& thread : threads) thread.join();
+    c10::CPUAllocatorStats s = c10::cpu_allocator_stats();
+    EXPECT_EQ(s.bytes_in_use, base.bytes_in_use + kThreads * 64);
+    handed_over.clear();  // freed on another thread than allocated them
+  }
+  const c10::CPUAllocatorStats s = c10::cpu_allocator_stats();
+  EXPECT_EQ(s.bytes_in_use, base.bytes_in_use);
+  EXPECT_EQ(s.allocation_count,
+            base.allocation_count + 3 * kThreads * kAllocations);
+}
+
+TEST(CPUAllocator, HugeRequestThrowsNamingTheByteCount) {
+  const c10::CPUAllocatorStats before = c10::cpu_allocator_stats();
+  for (size_t n : {size_t(1) << 62, std::numeric_limits<size_t>::max()}) {
+    try {
+      DataPtr p = c10::GetCPUAllocator()->allocate(n);
+      FAIL() << "allocating " << n << " bytes succeeded";
+    } catch (const c10::Error& e) {
+      EXPECT_THAT(e.msg(), HasSubstr("DefaultCPUAllocator: cannot allocate " +
+                                     std::to_string(n) + " bytes"));
+      EXPECT_THAT(e.msg(), HasSubstr("out of memory"));
+    }
+  }
+  const c10::CPUAllocatorStats after = c10::cpu_allocator_stats();
+  EXPECT_EQ(after.bytes_in_use, before.bytes_in_use);
+  EXPECT_EQ(after.allocation_count, before.allocation_count);
+}
+
+TEST(CPUAllocator, RawAllocateRoundTripsThroughRawDeallocate) {
+  c10::Allocator* alloc = c10::GetCPUAllocator();
+  const int64_t in_use = c10::cpu_allocator_stats().bytes_in_use;
+  void* p = alloc->raw_allocate(256);
+  EXPECT_TRUE(is_aligned(p, 64));
+  EXPECT_EQ(c10::cpu_allocator_stats().bytes_in_use, in_use + 256);
+  alloc->raw_deallocate(p);
+  EXPECT_EQ(c10::cpu_allocator_stats().bytes_in_use, in_use);
+}
+
+// An allocator whose DataPtrs carry a separate context and no raw deleter.
+struct ContextAllocator final : c10::Allocator {
+  static void free_int(void* ctx) { delete static_cast<int*>(ctx); }
+  DataPtr allocate(size_t) const override {
+    int* ctx = new int(0);
+    return DataPtr(nullptr, ctx, &free_int, c10::Device(c10::kPrivateUse1));
+  }
+};
+
+TEST(Allocator, RawDeallocateWithoutRawDeleterIsRejected) {
+  ContextAllocator alloc;
+  try {
+    alloc.raw_deallocate(nullptr);
+    FAIL() << "raw_deallocate accepted an allocator without raw_deleter";
+  } catch (const c10::Error& e) {
+    EXPECT_THAT(e.msg(), HasSubstr("Allocator::raw_deallocate: this allocator "
+                                   "has no raw_deleter()"));
+  }
+  try {
+    alloc.raw_allocate(4);
+    FAIL() << "raw_allocate accepted a DataPtr with a separate context";
+  } catch (const c10::Error& e) {
+    EXPECT_THAT(e.msg(), HasSubstr("Allocator::raw_allocate"));
+  }
+}
+
+TEST(AllocatorRegistry, HigherOrEqualPriorityReplacesLowerDoesNot) {
+  ContextAllocator first, second, third;
+  c10::SetAllocator(c10::kPrivateUse1, &first, 1);
+  EXPECT_EQ(c10::GetAllocator(c10::kPrivateUse1), &first);
+  c10::SetAllocator(c10::kPrivateUse1, &second, 0);  // lower: ignored
+  EXPECT_EQ(c10::GetAllocator(c10::kPrivateUse1), &first);
+  c10::SetAllocator(c10::kPrivateUse1, &second, 1);  // equal: replaces
+  EXPECT_EQ(c10::GetAllocator(c10::kPrivateUse1), &second);
+  c10::SetAllocator(c10::kPrivateUse1, &third, 5);  // higher: replaces
+  EXPECT_EQ(c10::GetAllocator(c10::kPrivateUse1), &third);
+  DataPtr p = c10::GetAllocator(c10::kPrivateUse1)->allocate(1);
+  EXPECT_EQ(p.device().type(), c10::kPrivateUse1);
+  c10::SetAllocator(c10::kPrivateUse1, nullptr, 5);  // unregister
+  EXPECT_THROW(c10::GetAllocator(c10::kPrivateUse1), c10::Error);
+  c10::SetAllocator(c10::kPrivateUse1, &first, 0);  // priority was reset
+  EXPECT_EQ(c10::GetAllocator(c10::kPrivateUse1), &first);
+  c10::SetAllocator(c10::kPrivateUse1, nullptr, 0);
+}
+
+TEST(AllocatorRegistry, MissingAllocatorErrorNamesTheDeviceType) {
+  try {
+    c10::GetAllocator(c10::kCUDA);
+    FAIL() << "GetAllocator(CUDA) succeeded without a CUDA allocator";
+  } catch (const c10::Error& e) {
+    EXPECT_THAT(e.msg(),
+                HasSubstr("GetAllocator: no allocator is registered for "
+                          "device type CUDA. Load the backend plugin for CUDA "
+                          "before allocating on it."));
+  }
+}
+
+TEST(AllocatorRegistry, OutOfRangeDeviceTypeIsRejected) {
+  try {
+    c10::GetAllocator(static_cast<DeviceType>(-3));
+    FAIL() << "GetAllocator accepted device type -3";
+  } catch (const c10::Error& e) {
+    EXPECT_THAT(e.msg(), HasSubstr("GetAllocator: device type value -3 is "
+                                   "out of range"));
+  }
+}
+
+TEST(AllocatorRegistry, LookupsRaceSafelyWithRegistration) {
+  ContextAllocator a, b;
+  c10::SetAllocator(c10::kPrivateUse1, &a, 0);
+  std::thread writer([&] {
+    for (int i = 0; i < 2000; ++i) {
+      c10::SetAllocator(c10::kPrivateUse1, i % 2 ? &a : &b, 0);
+    }
+  });
+  for (int i = 0; i < 2000; ++i) {
+    c10::Allocator* got = c10::GetAllocator(c10::kPrivateUse1);
+    EXPECT_TRUE(got == &a || got == &b);
+  }
+  writer.join();
+  c10::SetAllocator(c10::kPrivateUse1, nullptr, 0);
+}
+
+}  // namespace

@@ -1,0 +1,84 @@
+"""Build macros for Ember's packages.
+
+Note [One core shared object]
+~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+The core (c10, registration, aten, autograd) is linked into exactly one shared
+object, //:libember_core.so, so that a process has one Dispatcher, one
+allocator registry and one autograd Engine (DESIGN.md, "One process, one
+core"). Every core library is therefore declared twice by
+`ember_core_library`:
+
+  <name>_impl  the sources, `alwayslink`, visible only to core packages and to
+               the root package that links the shared object;
+  <name>       the headers only, plus a dependency on the shared object.
+
+Everything outside the core (tests, tools, plugins) depends on `<name>`, so it
+compiles against the headers and links the one shared object dynamically.
+A target that depended on `<name>_impl` would carry a second copy of the core;
+visibility forbids it.
+"""
+
+def _impl_label(dep):
+    """Maps a core header target to its implementation target."""
+    if ":" in dep:
+        return dep + "_impl"
+    return dep + ":" + dep.split("/")[-1] + "_impl"
+
+def ember_core_library(
+        name,
+        hdrs = [],
+        srcs = [],
+        deps = [],
+        external_deps = [],
+        visibility = None,
+        **kwargs):
+    """A library of the core shared object (See Note [One core shared object]).
+
+    Args:
+      name: target name; `name` is the headers, `name + "_impl"` the code.
+      hdrs: public headers.
+      srcs: sources and private headers, compiled into libember_core.so.
+      deps: other core libraries (their header targets).
+      external_deps: system libraries (e.g. "@com_google_absl//:status").
+      visibility: of the header target.
+      **kwargs: passed to both cc_library rules.
+    """
+    native.cc_library(
+        name = name + "_impl",
+        hdrs = hdrs,
+        srcs = srcs,
+        deps = [_impl_label(d) for d in deps] + external_deps,
+        alwayslink = True,
+        visibility = ["//:core_packages"],
+        **kwargs
+    )
+    native.cc_library(
+        name = name,
+        hdrs = hdrs,
+        deps = deps + external_deps + ["//:ember_core_import"],
+        visibility = visibility,
+        **kwargs
+    )
+
+def ember_cc_test(name, srcs, deps = [], size = "small", **kwargs):
+    """A GoogleTest suite; `deps` are what it tests."""
+    native.cc_test(
+        name = name,
+        srcs = srcs,
+        size = size,
+        deps = deps + ["@com_google_googletest//:gtest_main"],
+        **kwargs
+    )
+
+def ember_benchmark(name, srcs, deps = [], **kwargs):
+    """A Google Benchmark binary under tools/bench, tagged `benchmark`.
+
+    Run it optimized: ./bazelw run -c opt //tools/bench:<name>
+    """
+    native.cc_binary(
+        name = name,
+        srcs = srcs,
+        deps = deps + ["@com_google_benchmark//:benchmark_main"],
+        tags = ["benchmark"],
+        **kwargs
+    )

@@ -1,6 +1,7 @@
 // c10/core/Allocator.cc — Allocator helpers and the per-device registry.
 #include "c10/core/Allocator.h"
 
+#include <cstdlib>
 #include <mutex>
 #include <string>
 
@@ -31,19 +32,47 @@ namespace {
 // Note [Allocator registry]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~
 // One slot per DeviceType (kNumDeviceTypes, from DeviceType.h, so a new
-// device type gets a slot automatically). The arrays and the mutex are
-// constant-initialized, so SetAllocator may run from any library's static
-// initializers regardless of initialization order. Writers serialize on the mutex (which also guards
-// the priorities); readers only load the slot.
-std::atomic<Allocator*> g_allocators[kNumDeviceTypes];
-uint8_t g_priorities[kNumDeviceTypes];
-std::mutex g_registry_mutex;
+// device type gets a slot automatically). Writers serialize on the mutex
+// (which also guards the priorities); readers only load the slot.
+// The registry is a function-local static with a constexpr constructor and a
+// trivial destructor: it is constant-initialized (no guard, no exit-time
+// destruction), so SetAllocator may run from any library's static
+// initializers regardless of order. A namespace-scope global would work too,
+// but GCC's AddressSanitizer then reports a false init-order-fiasco when
+// another file's initializer registers an allocator.
+struct Registry {
+  std::atomic<Allocator*> allocators[kNumDeviceTypes] = {};
+  uint8_t priorities[kNumDeviceTypes] = {};
+  std::mutex mutex;
+};
+
+Registry& registry() {
+  static Registry instance;
+  return instance;
+}
+
+// The error paths are out of line so the lookup stays a few instructions.
+[[noreturn]] C10_NOINLINE void fail_out_of_range(int index,
+                                                 const char* where) {
+  TORCH_CHECK(false, where, ": device type value ", index,
+              " is out of range; expected a c10::DeviceType in [0, ",
+              kNumDeviceTypes, ").");
+  std::abort();  // unreachable: TORCH_CHECK(false) always throws
+}
+
+[[noreturn]] C10_NOINLINE void fail_missing(DeviceType t) {
+  const std::string name = DeviceTypeName(t);
+  TORCH_CHECK(false, "GetAllocator: no allocator is registered for device "
+              "type ", name, ". Load the backend plugin for ", name,
+              " before allocating on it.");
+  std::abort();  // unreachable
+}
 
 int slot_of(DeviceType t, const char* where) {
   const int index = static_cast<int>(t);
-  TORCH_CHECK(index >= 0 && index < kNumDeviceTypes, where,
-              ": device type value ", index, " is out of range; expected a "
-              "c10::DeviceType in [0, ", kNumDeviceTypes, ").");
+  if (C10_UNLIKELY(index < 0 || index >= kNumDeviceTypes)) {
+    fail_out_of_range(index, where);
+  }
   return index;
 }
 
@@ -51,24 +80,21 @@ int slot_of(DeviceType t, const char* where) {
 
 void SetAllocator(DeviceType t, Allocator* alloc, uint8_t priority) {
   const int slot = slot_of(t, "SetAllocator");
-  std::lock_guard<std::mutex> guard(g_registry_mutex);
-  if (priority < g_priorities[slot]) return;
-  g_priorities[slot] = alloc != nullptr ? priority : 0;
+  Registry& reg = registry();
+  std::lock_guard<std::mutex> guard(reg.mutex);
+  if (priority < reg.priorities[slot]) return;
+  reg.priorities[slot] = alloc != nullptr ? priority : 0;
   // Release: a thread that loads the new pointer in GetAllocator also sees
   // the allocator object fully constructed by whoever registered it.
-  g_allocators[slot].store(alloc, std::memory_order_release);
+  reg.allocators[slot].store(alloc, std::memory_order_release);
 }
 
 Allocator* GetAllocator(const DeviceType& t) {
   const int slot = slot_of(t, "GetAllocator");
   // Acquire pairs with the release store in SetAllocator.
-  Allocator* alloc = g_allocators[slot].load(std::memory_order_acquire);
-  if (C10_UNLIKELY(alloc == nullptr)) {
-    const std::string name = DeviceTypeName(t);
-    TORCH_CHECK(false, "GetAllocator: no allocator is registered for device "
-                "type ", name, ". Load the backend plugin for ", name,
-                " before allocating on it.");
-  }
+  Allocator* alloc =
+      registry().allocators[slot].load(std::memory_order_acquire);
+  if (C10_UNLIKELY(alloc == nullptr)) fail_missing(t);
   return alloc;
 }
 
@@ -80,8 +106,8 @@ void delete_std_function_context(void* ctx) {
 
 DataPtr InefficientStdFunctionContext::makeDataPtr(
     void* ptr, std::function<void(void*)> deleter, Device device) {
-  return DataPtr(ptr, new InefficientStdFunctionContext(ptr, std::move(deleter)),
-                 &delete_std_function_context, device);
+  auto* ctx = new InefficientStdFunctionContext(ptr, std::move(deleter));
+  return DataPtr(ptr, ctx, &delete_std_function_context, device);
 }
 
 }  // namespace c10

@@ -4,7 +4,8 @@
 // counted handle to one StorageImpl. Copies alias the same memory; the
 // memory is freed when the last Storage (or other strong reference) goes.
 //
-//   c10::Storage s(c10::Storage::use_byte_size_t(), 64, c10::GetCPUAllocator());
+//   c10::Storage s(c10::Storage::use_byte_size_t(), 64,
+//                  c10::GetCPUAllocator());
 //   c10::Storage view = s;           // same memory: view.is_alias_of(s)
 //   s.data<float>()[0] = 1.0f;       // visible through `view`
 #pragma once

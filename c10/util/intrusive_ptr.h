@@ -70,9 +70,13 @@ class weak_intrusive_ptr;
 // release_resources() to drop heavy state (e.g. a storage's memory) as soon
 // as no strong reference is left, even though weak references keep the
 // object itself alive. An object may also live on the stack or as a member
-// as long as no intrusive_ptr ever takes ownership of it.
+// as long as no intrusive_ptr ever takes ownership of it. Thread safety:
+// the counts are atomic, see Note [Memory orders of the counts].
 class intrusive_ptr_target {
- public:
+ protected:
+  constexpr intrusive_ptr_target() noexcept : refcount_(0), weakcount_(0) {}
+  // The counts belong to the memory location, not the value: copies and
+  // moves start unowned and assignments leave both sides' counts alone.
   intrusive_ptr_target(const intrusive_ptr_target&) noexcept
       : intrusive_ptr_target() {}
   intrusive_ptr_target& operator=(const intrusive_ptr_target&) noexcept {
@@ -83,9 +87,6 @@ class intrusive_ptr_target {
   intrusive_ptr_target& operator=(intrusive_ptr_target&&) noexcept {
     return *this;
   }
-
- protected:
-  constexpr intrusive_ptr_target() noexcept : refcount_(0), weakcount_(0) {}
 
   // Deleting an object that strong pointers still own is a bug. Relaxed is
   // enough: if we are being destroyed legitimately, the deleting thread has
@@ -117,7 +118,8 @@ namespace detail {
 template <class T>
 constexpr void assert_is_target() {
   static_assert(std::is_base_of<intrusive_ptr_target, T>::value,
-                "intrusive_ptr<T>: T must derive from c10::intrusive_ptr_target");
+                "intrusive_ptr<T>: T must derive from "
+                "c10::intrusive_ptr_target");
 }
 
 }  // namespace detail

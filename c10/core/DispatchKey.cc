@@ -54,16 +54,12 @@ DispatchKey parseDispatchKey(const std::string& name) {
               "\"; expected one of: ", valid, ".");
 }
 
-DeviceType backendComponentToDeviceType(BackendComponent component) {
-  switch (component) {
-    case BackendComponent::CPUBit: return DeviceType::CPU;
-    case BackendComponent::CUDABit: return DeviceType::CUDA;
-    case BackendComponent::PrivateUse1Bit: return DeviceType::PrivateUse1;
-    case BackendComponent::InvalidBit: break;
-  }
+namespace detail {
+void invalidBackendComponent(BackendComponent component) {
   C10_THROW_ERROR(Error, "backendComponentToDeviceType: ", toString(component),
-              " names no device type; expected CPUBit, CUDABit or "
-              "PrivateUse1Bit.");
+                  " names no device type; expected CPUBit, CUDABit or "
+                  "PrivateUse1Bit.");
 }
+}  // namespace detail
 
 }  // namespace c10

@@ -171,8 +171,22 @@ constexpr BackendComponent toBackendComponent(DeviceType type) {
   return BackendComponent::InvalidBit;
 }
 
+namespace detail {
+[[noreturn]] void invalidBackendComponent(BackendComponent component);
+}
+
 // c10::backendComponentToDeviceType
-DeviceType backendComponentToDeviceType(BackendComponent component);
+//
+// CPUBit → CPU, …; throws c10::Error for InvalidBit.
+inline DeviceType backendComponentToDeviceType(BackendComponent component) {
+  switch (component) {
+    case BackendComponent::CPUBit: return DeviceType::CPU;
+    case BackendComponent::CUDABit: return DeviceType::CUDA;
+    case BackendComponent::PrivateUse1Bit: return DeviceType::PrivateUse1;
+    case BackendComponent::InvalidBit: break;
+  }
+  detail::invalidBackendComponent(component);
+}
 
 // c10::computeDispatchKey
 //

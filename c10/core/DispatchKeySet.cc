@@ -123,11 +123,6 @@ bool runtimeDispatchKeySetHas(DispatchKey alias, DispatchKey k) {
   return getRuntimeDispatchKeySet(alias).has(k);
 }
 
-DispatchKeySet getAutogradRelatedKeySetFromBackend(BackendComponent b) {
-  return DispatchKeySet(getAutogradKeyFromBackend(b)) |
-         DispatchKeySet(DispatchKey::ADInplaceOrView);
-}
-
 DispatchKey getAutogradKeyFromBackend(BackendComponent b) {
   TORCH_CHECK(b != BackendComponent::InvalidBit,
               "getAutogradKeyFromBackend: InvalidBit names no backend; pass "

@@ -276,13 +276,22 @@ DispatchKeySet getRuntimeDispatchKeySet(DispatchKey k);
 // True if registering for `alias` covers runtime key `k`.
 bool runtimeDispatchKeySetHas(DispatchKey alias, DispatchKey k);
 
+// c10::getAutogradKeyFromBackend (CPUBit → AutogradCPU)
+//
+// Throws c10::Error for InvalidBit.
+DispatchKey getAutogradKeyFromBackend(BackendComponent b);
+
 // c10::getAutogradRelatedKeySetFromBackend
 //
 // The keys every tensor of backend `b` carries besides its backend key:
-// {AutogradX, ADInplaceOrView}.
-DispatchKeySet getAutogradRelatedKeySetFromBackend(BackendComponent b);
-
-// c10::getAutogradKeyFromBackend (CPUBit → AutogradCPU)
-DispatchKey getAutogradKeyFromBackend(BackendComponent b);
+// {AutogradX, ADInplaceOrView}; empty for InvalidBit. Inline: every new
+// tensor computes it.
+constexpr DispatchKeySet getAutogradRelatedKeySetFromBackend(BackendComponent b) {
+  return b == BackendComponent::InvalidBit
+             ? DispatchKeySet()
+             : DispatchKeySet(toRuntimePerBackendFunctionalityKey(
+                   DispatchKey::AutogradFunctionality, b)) |
+                   DispatchKeySet(DispatchKey::ADInplaceOrView);
+}
 
 }  // namespace c10

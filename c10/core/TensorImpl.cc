@@ -137,12 +137,14 @@ void TensorImpl::set_sizes_contiguous(IntArrayRef new_size) {
   int64_t* sizes = sizes_and_strides_.sizes_data();
   int64_t* strides = sizes_and_strides_.strides_data();
   int64_t stride = 1;
+  int64_t numel = 1;
   for (size_t i = new_size.size(); i-- > 0;) {
     sizes[i] = new_size[i];
     strides[i] = stride;
     stride *= std::max<int64_t>(new_size[i], 1);
+    numel *= new_size[i];
   }
-  refresh_numel();
+  numel_ = numel;
   is_contiguous_ = true;
 }
 

@@ -2,6 +2,9 @@
 // the thread-local dispatch state.
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
+#include <memory>
+
 #include "c10/core/CPUAllocator.h"
 #include "c10/core/TensorImpl.h"
 #include "c10/core/impl/LocalDispatchKeySet.h"
@@ -74,5 +77,24 @@ void BM_HighestPriorityKey(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_HighestPriorityKey);
+
+// Anchors, measured in the same run so that figures can be reported as
+// ratios on a noisy shared machine: the floor any heap object pays.
+void BM_AnchorMallocFree64(benchmark::State& state) {
+  for (auto _ : state) {
+    void* p = std::malloc(64);
+    benchmark::DoNotOptimize(p);
+    std::free(p);
+  }
+}
+BENCHMARK(BM_AnchorMallocFree64);
+
+void BM_AnchorSharedPtrCreateDestroy(benchmark::State& state) {
+  for (auto _ : state) {
+    auto p = std::make_shared<int64_t>(1);
+    benchmark::DoNotOptimize(p.get());
+  }
+}
+BENCHMARK(BM_AnchorSharedPtrCreateDestroy);
 
 }  // namespace

@@ -1,0 +1,267 @@
+#include "registration/Dispatcher.h"
+
+#include <algorithm>
+#include <iostream>
+
+namespace c10 {
+
+namespace detail {
+
+const bool dispatch_trace_enabled = [] {
+  const char* env = std::getenv("EMBER_DISPATCH_TRACE");
+  return env != nullptr && env[0] != '\0' && std::string(env) != "0";
+}();
+
+void traceDispatch(const OperatorHandle& op, DispatchKeySet ks, bool redispatch) {
+  std::cerr << "[dispatch] " << (redispatch ? "redispatch " : "")
+            << op.operator_name() << " keys=" << ks << " -> "
+            << ks.highestPriorityTypeId() << "\n";
+}
+
+}  // namespace detail
+
+Dispatcher& Dispatcher::singleton() {
+  // Leaked on purpose: libraries deregister from static destructors, which
+  // may run after a function-local static would have been destroyed.
+  static Dispatcher* const instance = new Dispatcher();
+  return *instance;
+}
+
+void OperatorHandle::callBoxed(Stack* stack) const {
+  Dispatcher::singleton().callBoxed(*this, stack);
+}
+
+void OperatorHandle::redispatchBoxed(DispatchKeySet ks, Stack* stack) const {
+  Dispatcher::singleton().redispatchBoxed(*this, ks, stack);
+}
+
+std::string OperatorHandle::dumpComputedTable() const {
+  return entry_->dumpComputedTable(Dispatcher::singleton());
+}
+
+impl::OperatorEntry& Dispatcher::findOrCreateOp(const OperatorName& name) {
+  const std::string key = name.str();
+  auto it = by_name_.find(key);
+  if (it != by_name_.end()) return *it->second;
+  operators_.emplace_back(name);
+  impl::OperatorEntry* entry = &operators_.back();
+  by_name_.emplace(key, entry);
+  entry->updateAllSlots(*this);
+  return *entry;
+}
+
+std::optional<OperatorHandle> Dispatcher::findOp(const OperatorName& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = by_name_.find(name.str());
+  if (it == by_name_.end() || it->second->isEmpty()) return std::nullopt;
+  return OperatorHandle(it->second);
+}
+
+std::optional<OperatorHandle> Dispatcher::findSchema(const OperatorName& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = by_name_.find(name.str());
+  if (it == by_name_.end() || !it->second->hasSchema()) return std::nullopt;
+  return OperatorHandle(it->second);
+}
+
+OperatorHandle Dispatcher::findSchemaOrThrow(const char* name,
+                                             const char* overload_name) {
+  const OperatorName op_name{name, overload_name};
+  if (auto handle = findSchema(op_name)) return *handle;
+  if (auto op = findOp(op_name)) {
+    C10_THROW_ERROR(Error, "findSchemaOrThrow: operator ", op_name,
+                    " has kernels (for ", [&] {
+                      std::string keys;
+                      for (DispatchKey k : op->entry().registeredKeys()) {
+                        keys += (keys.empty() ? "" : ", ") + std::string(toString(k));
+                      }
+                      return keys;
+                    }(),
+                    ") but no schema. Define it with m.def(\"",
+                    op_name.str(), "(…) -> …\") in a TORCH_LIBRARY block, or "
+                    "load the library that defines it.");
+  }
+  C10_THROW_ERROR(Error, "findSchemaOrThrow: could not find operator ", op_name,
+                  ". Check the name and overload (e.g. \"aten::add\", "
+                  "\"Tensor\"), and that the library defining it is loaded.");
+}
+
+std::vector<OperatorName> Dispatcher::getAllOpNames() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<OperatorName> names;
+  for (const auto& op : operators_) {
+    if (!op.isEmpty()) names.push_back(op.operator_name());
+  }
+  std::sort(names.begin(), names.end(),
+            [](const OperatorName& a, const OperatorName& b) { return a.str() < b.str(); });
+  return names;
+}
+
+RegistrationHandleRAII Dispatcher::registerLibrary(const std::string& ns,
+                                                   std::string debug) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto found = libraries_.find(ns);
+  TORCH_CHECK(found == libraries_.end(), "TORCH_LIBRARY: namespace '", ns,
+              "' is defined twice: first ", found->second, ", then ", debug,
+              ". Only one TORCH_LIBRARY block may define a namespace; use "
+              "TORCH_LIBRARY_FRAGMENT for the others.");
+  libraries_.emplace(ns, std::move(debug));
+  return RegistrationHandleRAII([this, ns] {
+    std::lock_guard<std::mutex> lock(mutex_);
+    libraries_.erase(ns);
+  });
+}
+
+RegistrationHandleRAII Dispatcher::registerDef(FunctionSchema schema,
+                                               std::string debug) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const OperatorName name = schema.operator_name();
+  impl::OperatorEntry& op = findOrCreateOp(name);
+  TORCH_CHECK(!op.hasSchema(), "def: operator ", name,
+              " is defined twice: first ", op.schemaDebug(), " as ",
+              op.schema(), ", then ", debug, " as ", schema,
+              ". Remove one def(), or give the second an overload name "
+              "(\"name.overload(…)\").");
+  op.registerSchema(std::move(schema), std::move(debug));
+  return RegistrationHandleRAII([this, &op] {
+    std::lock_guard<std::mutex> lock(mutex_);
+    op.deregisterSchema();
+  });
+}
+
+RegistrationHandleRAII Dispatcher::registerImpl(
+    OperatorName name, DispatchKey key, KernelFunction kernel,
+    std::optional<FunctionSchema> inferred_schema, std::string debug) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  impl::OperatorEntry& op = findOrCreateOp(name);
+  auto it = op.registerKernel(*this, key, std::move(kernel),
+                              std::move(inferred_schema), std::move(debug));
+  return RegistrationHandleRAII([this, &op, key, it] {
+    std::lock_guard<std::mutex> lock(mutex_);
+    op.deregisterKernel(*this, key, it);
+  });
+}
+
+RegistrationHandleRAII Dispatcher::registerFallback(DispatchKey key,
+                                                    KernelFunction kernel,
+                                                    std::string debug) {
+  std::vector<int> slots;
+  if (isAliasDispatchKey(key)) {
+    TORCH_CHECK(key == DispatchKey::Autograd, "fallback: ", key,
+                " is an alias key; a backend fallback can be registered for a "
+                "runtime key (e.g. CPU, AutogradCPU) or for Autograd.");
+    for (DispatchKey k : getRuntimeDispatchKeySet(key)) {
+      slots.push_back(getDispatchTableIndexForDispatchKey(k));
+    }
+  } else {
+    TORCH_CHECK(key != DispatchKey::Undefined && !isPerBackendFunctionalityKey(key),
+                "fallback: ", key, " is not a runtime key; register the "
+                "fallback for a backend's key, e.g. CPU or AutogradCPU.");
+    slots.push_back(getDispatchTableIndexForDispatchKey(key));
+  }
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (int slot : slots) {
+    TORCH_CHECK(fallbacks_[slot].empty(), "fallback: a second backend fallback "
+                "for ", dispatchKeyForTableIndex(slot), " ", debug,
+                "; the first was ", fallbacks_[slot].front().debug,
+                ". Only one fallback per key is allowed; remove one of them.");
+  }
+  std::vector<std::list<impl::AnnotatedKernel>::iterator> added;
+  for (int slot : slots) {
+    fallbacks_[slot].push_front(impl::AnnotatedKernel{kernel, std::nullopt, debug});
+    added.push_back(fallbacks_[slot].begin());
+    for (auto& op : operators_) op.updateSlot(*this, slot);
+  }
+  return RegistrationHandleRAII([this, slots, added] {
+    std::lock_guard<std::mutex> lock(mutex_);
+    for (size_t i = 0; i < slots.size(); ++i) {
+      fallback_graveyard_.splice(fallback_graveyard_.end(), fallbacks_[slots[i]],
+                                 added[i]);
+      for (auto& op : operators_) op.updateSlot(*this, slots[i]);
+    }
+  });
+}
+
+namespace {
+// Note [Default fallthrough keys]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Keys that only some operators care about fall through by default, as in
+// PyTorch: BackendSelect (factories pick their backend there),
+// ADInplaceOrView, and the Autograd keys until the autograd package
+// registers its own fallback. A registered fallback replaces the default.
+bool isDefaultFallthroughKey(DispatchKey key) {
+  return key == DispatchKey::BackendSelect || key == DispatchKey::ADInplaceOrView ||
+         toFunctionalityKey(key) == DispatchKey::AutogradFunctionality;
+}
+
+const impl::AnnotatedKernel& defaultFallthrough() {
+  static const impl::AnnotatedKernel* const k = new impl::AnnotatedKernel{
+      KernelFunction::makeFallthrough(), std::nullopt,
+      "(built in: See Note [Default fallthrough keys])"};
+  return *k;
+}
+}  // namespace
+
+const impl::AnnotatedKernel* Dispatcher::backendFallback(int slot) const {
+  if (!fallbacks_[slot].empty()) return &fallbacks_[slot].front();
+  if (isDefaultFallthroughKey(dispatchKeyForTableIndex(slot))) {
+    return &defaultFallthrough();
+  }
+  return nullptr;
+}
+
+std::string Dispatcher::dumpFallbacks() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::string out;
+  for (int slot = 1; slot < DispatchKeySet::kDispatchTableSize; ++slot) {
+    const impl::AnnotatedKernel* fb = backendFallback(slot);
+    if (fb == nullptr) continue;
+    out += c10::str(dispatchKeyForTableIndex(slot), ": ",
+                    fb->kernel.isFallthrough() ? "fallthrough " : "", fb->debug, "\n");
+  }
+  return out;
+}
+
+void Dispatcher::callBoxed(const OperatorHandle& op, Stack* stack) const {
+  const impl::OperatorEntry& entry = op.entry();
+  const size_t n = entry.schema().arguments().size();
+  TORCH_CHECK(stack->size() >= n, "callBoxed: ", op.operator_name(), " takes ",
+              n, " arguments but the stack holds only ", stack->size(),
+              "; push every argument, defaults included, before calling.");
+  uint64_t bits = 0;
+  for (size_t i = stack->size() - n; i < stack->size(); ++i) {
+    const IValue& v = (*stack)[i];
+    if (v.isTensor()) {
+      if (auto* impl = v.toTensorBase().unsafeGetTensorImpl()) {
+        bits |= impl->key_set().raw_repr();
+      }
+    } else if (v.isTensorList()) {
+      for (const auto& t : v.toTensorVector()) {
+        if (t.defined()) bits |= t.key_set().raw_repr();
+      }
+    } else if (v.isOptionalTensorList()) {
+      for (const auto& t : v.toOptionalTensorVector()) {
+        if (t.has_value() && t->defined()) bits |= t->key_set().raw_repr();
+      }
+    }
+  }
+  DispatchKeySet ks =
+      computeCallKeySet(DispatchKeySet(DispatchKeySet::RAW, bits), entry);
+  const KernelFunction& kernel = entry.lookup(ks);
+  if (C10_UNLIKELY(detail::dispatch_trace_enabled)) {
+    detail::traceDispatch(op, ks, /*redispatch=*/false);
+  }
+  kernel.callBoxed(op, ks, stack);
+}
+
+void Dispatcher::redispatchBoxed(const OperatorHandle& op, DispatchKeySet ks,
+                                 Stack* stack) const {
+  ks = ks & op.entry().nonFallthroughKeys();
+  const KernelFunction& kernel = op.entry().lookup(ks);
+  if (C10_UNLIKELY(detail::dispatch_trace_enabled)) {
+    detail::traceDispatch(op, ks, /*redispatch=*/true);
+  }
+  kernel.callBoxed(op, ks, stack);
+}
+
+}  // namespace c10

@@ -15,22 +15,32 @@
 //   arg       := type name ['=' default]
 //   type      := base ['(' alias ')'] ['?'] ['[' [N] ']' ['?']]
 //   alias     := set ['!'] ['->' set] , set := '*' | ident ('|' ident)*
-//   returns   := type [name] | '(' [type [name] (',' type [name])*] ')' | '...'
+//   returns   := ret | '(' [ret (',' ret)*] ')' | '...' , where '...' may
+//                also end the parenthesized list ; ret := type [name]
 //   default   := integer | float | inf | nan | True | False | None
 //              | 'string' | "string" | identifier | '[' [default (',' default)*] ']'
 //
-// Base types are those of c10::BaseType, plus `SymInt` read as `int`. How
-// defaults are fitted to types is in Note [Default value kinds]
-// (registration/FunctionSchema.h). Whitespace between tokens is ignored.
+// Base types are those of c10::BaseType, plus `SymInt` read as `int` (and
+// printed back as `int`). Alias annotations sit right after the base type
+// (`Tensor(a!)?`, `Tensor(a)[]`) and only on Tensor. How defaults are fitted
+// to types is in Note [Default value kinds] (registration/FunctionSchema.h).
+// Whitespace between tokens is ignored. Lists nest at most once: no `int[][]`,
+// no `[[0]]`.
 //
-// Every function throws c10::Error on malformed text. The message names the
-// problem with the expected and the found token and the 1-based column, then
-// shows the text on one line and a caret under that column:
+// Every function throws c10::Error on malformed text. The first line names
+// the problem (the expected and the found token, or the type a default does
+// not fit), the 1-based byte column and a fix; then come the text on one line
+// (line breaks and tabs shown as spaces) and a caret under that column:
 //
-//   parseSchema: expected ',' or ')' after argument 'self', but found
-//   'Tensor' at column 23. Separate arguments with ',' ...
+//   parseSchema: expected ',' or ')' after argument 'self', but found 'Tensor'
+//   at column 23. Separate arguments with ',' and close the list with ')'.
 //     aten::foo(Tensor self Tensor other) -> Tensor
 //                           ^
+//
+// (The first line is one line in the message; it is wrapped here.) Semantic
+// mistakes are reported the same way: unknown type names (with the list of
+// known ones and a "did you mean"), duplicate argument or return names, and
+// defaults that do not fit their type (`int x=True`, `bool b=1.5`).
 //
 // Parsing keeps no state between calls; any thread may call these
 // concurrently.

@@ -380,7 +380,7 @@ TEST(IValue, OptionalOfAnyKindIsNoneOrTheValue) {
           .isIntList());
   EXPECT_TRUE(IValue(std::optional<c10::ScalarType>(c10::kFloat)).isInt());
   at::TensorBase t = makeTensor({1});
-  IValue some_tensor(std::optional<at::TensorBase>(t));
+  IValue some_tensor{std::optional<at::TensorBase>(t)};
   EXPECT_TRUE(some_tensor.isTensor());
   EXPECT_EQ(t.use_count(), 2u);
   EXPECT_EQ(IValue().toOptional<int64_t>(), std::nullopt);

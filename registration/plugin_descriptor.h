@@ -101,9 +101,9 @@ static_assert(sizeof(EMBER_BUILD_FINGERPRINT) <= kPluginFingerprintSize,
 // device's lower-case name. Write it exactly once per shared object, at file
 // scope (a trailing `;` is allowed): a second one is a duplicate-symbol link
 // error.
-#define EMBER_PLUGIN(name)                                                 \
-  extern "C" __attribute__((section(".ember_plugin"), used,                \
-                            EMBER_PLUGIN_RETAIN_ visibility("default")))   \
-  const ::c10::PluginDescriptor ember_plugin_descriptor = {                \
-      ::c10::kPluginDescriptorMagic, ::c10::kPluginDescriptorLayout,      \
+#define EMBER_PLUGIN(name)                                               \
+  extern "C" __attribute__((section(".ember_plugin"), used,              \
+                            EMBER_PLUGIN_RETAIN_ visibility("default"))) \
+  const ::c10::PluginDescriptor ember_plugin_descriptor = {              \
+      ::c10::kPluginDescriptorMagic, ::c10::kPluginDescriptorLayout,     \
       EMBER_ABI_VERSION, #name, EMBER_BUILD_FINGERPRINT};

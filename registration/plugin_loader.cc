@@ -64,7 +64,9 @@ void debug(const Args&... args) {
 
 // strerror_r is the GNU one (returns the text) or the XSI one (returns 0 and
 // fills the buffer) depending on feature macros; accept both.
-[[maybe_unused]] const char* strerror_result(const char* text, const char*) { return text; }
+[[maybe_unused]] const char* strerror_result(const char* text, const char*) {
+  return text;
+}
 [[maybe_unused]] const char* strerror_result(int rc, const char* buf) {
   return rc == 0 ? buf : "unknown error";
 }
@@ -95,23 +97,35 @@ std::string hex(uint64_t v) {
 
 const char* machine_name(unsigned machine) {
   switch (machine) {
-    case EM_X86_64: return "x86-64";
-    case EM_AARCH64: return "AArch64";
-    case EM_386: return "i386";
-    case EM_ARM: return "ARM";
-    case EM_PPC64: return "PowerPC64";
-    case EM_RISCV: return "RISC-V";
-    case EM_S390: return "s390";
-    default: return "unknown";
+    case EM_X86_64:
+      return "x86-64";
+    case EM_AARCH64:
+      return "AArch64";
+    case EM_386:
+      return "i386";
+    case EM_ARM:
+      return "ARM";
+    case EM_PPC64:
+      return "PowerPC64";
+    case EM_RISCV:
+      return "RISC-V";
+    case EM_S390:
+      return "s390";
+    default:
+      return "unknown";
   }
 }
 
 const char* elf_type_name(unsigned type) {
   switch (type) {
-    case ET_REL: return "a relocatable object file (ELF type ET_REL)";
-    case ET_EXEC: return "an executable (ELF type ET_EXEC)";
-    case ET_CORE: return "a core dump (ELF type ET_CORE)";
-    default: return "an ELF file of an unknown type";
+    case ET_REL:
+      return "a relocatable object file (ELF type ET_REL)";
+    case ET_EXEC:
+      return "an executable (ELF type ET_EXEC)";
+    case ET_CORE:
+      return "a core dump (ELF type ET_CORE)";
+    default:
+      return "an ELF file of an unknown type";
   }
 }
 
@@ -147,18 +161,18 @@ class PluginFile {
 
   // Reads [offset, offset + len) or throws naming what was being read.
   void read(uint64_t offset, void* out, uint64_t len, const char* what) const {
-    TORCH_CHECK(offset <= size_ && len <= size_ - offset, "load_library: ",
-                path_, " is truncated or corrupt: its ", what, " spans bytes ",
-                offset, "..", offset + len, " but the file has ", size_,
-                " bytes. Rebuild the plugin.");
+    TORCH_CHECK(offset <= size_ && len <= size_ - offset,
+                "load_library: ", path_, " is truncated or corrupt: its ", what,
+                " spans bytes ", offset, "..", offset + len,
+                " but the file has ", size_, " bytes. Rebuild the plugin.");
     char* dst = static_cast<char*>(out);
     while (len > 0) {
       const ssize_t n = ::pread(fd_, dst, len, static_cast<off_t>(offset));
       if (n < 0 && errno == EINTR) continue;
       if (n <= 0) {
         const int err = n < 0 ? errno : EIO;
-        C10_THROW_ERROR(Error, "load_library: cannot read plugin ", path_,
-                        ": ", errno_text(err), ". Check the file.");
+        C10_THROW_ERROR(Error, "load_library: cannot read plugin ", path_, ": ",
+                        errno_text(err), ". Check the file.");
       }
       dst += n;
       offset += static_cast<uint64_t>(n);
@@ -176,8 +190,8 @@ class PluginFile {
 // its descriptor (See Note [Plugin descriptor]).
 PluginDescriptor read_plugin_descriptor(const std::string& path) {
   PluginFile file(path);
-  const std::string not_so = c10::str("load_library: ", path,
-                                      " is not a shared object: it is ");
+  const std::string not_so =
+      c10::str("load_library: ", path, " is not a shared object: it is ");
   const char* kRebuild = " Rebuild the plugin.";
 
   Elf64_Ehdr eh;
@@ -187,12 +201,11 @@ PluginDescriptor read_plugin_descriptor(const std::string& path) {
   TORCH_CHECK(std::memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0, not_so,
               "not an ELF file (it does not start with \\x7fELF). Pass the "
               "path of a plugin built as a shared library.");
-  TORCH_CHECK(eh.e_ident[EI_CLASS] == ELFCLASS64, "load_library: ", path,
-              " is ", eh.e_ident[EI_CLASS] == ELFCLASS32
-                          ? "a 32-bit ELF file"
-                          : "an ELF file of unknown class",
-              ", but this process is 64-bit. Build the plugin for this "
-              "machine.");
+  TORCH_CHECK(
+      eh.e_ident[EI_CLASS] == ELFCLASS64, "load_library: ", path, " is ",
+      eh.e_ident[EI_CLASS] == ELFCLASS32 ? "a 32-bit ELF file"
+                                         : "an ELF file of unknown class",
+      ", but this process is 64-bit. Build the plugin for this machine.");
   TORCH_CHECK(eh.e_ident[EI_DATA] == kHostData, "load_library: ", path,
               " has the wrong byte order for this machine (ELF data encoding ",
               int(eh.e_ident[EI_DATA]), ", expected ", int(kHostData),
@@ -207,15 +220,16 @@ PluginDescriptor read_plugin_descriptor(const std::string& path) {
               machine_name(kHostMachine), " (e_machine ", kHostMachine,
               "). Build the plugin for this machine.");
 
-  const std::string not_plugin = c10::str(
-      "load_library: ", path, " is not an Ember plugin: it has no ",
-      ".ember_plugin descriptor");
+  const std::string not_plugin =
+      c10::str("load_library: ", path, " is not an Ember plugin: it has no ",
+               ".ember_plugin descriptor");
   const char* kUseMacro =
       ". Build it with EMBER_PLUGIN(name) (from "
       "registration/plugin_descriptor.h) in one of its source files.";
   TORCH_CHECK(eh.e_shoff != 0, not_plugin,
               " (it has no section headers; strip plugins with `strip`, "
-              "which keeps them)", kUseMacro);
+              "which keeps them)",
+              kUseMacro);
   TORCH_CHECK(eh.e_shentsize == sizeof(Elf64_Shdr), "load_library: ", path,
               " is corrupt: its section headers are ", eh.e_shentsize,
               " bytes each, expected ", sizeof(Elf64_Shdr), ".", kRebuild);
@@ -226,17 +240,18 @@ PluginDescriptor read_plugin_descriptor(const std::string& path) {
   const uint64_t shnum = eh.e_shnum != 0 ? eh.e_shnum : first.sh_size;
   const uint64_t shstrndx =
       eh.e_shstrndx != SHN_XINDEX ? eh.e_shstrndx : first.sh_link;
-  TORCH_CHECK(shnum <= file.size() / sizeof(Elf64_Shdr), "load_library: ",
-              path, " is truncated or corrupt: it claims ", shnum,
+  TORCH_CHECK(shnum <= file.size() / sizeof(Elf64_Shdr), "load_library: ", path,
+              " is truncated or corrupt: it claims ", shnum,
               " sections but has only ", file.size(), " bytes.", kRebuild);
   std::vector<Elf64_Shdr> sections(shnum);
   file.read(eh.e_shoff, sections.data(), shnum * sizeof(Elf64_Shdr),
             "section header table");
   TORCH_CHECK(shstrndx < shnum && sections[shstrndx].sh_type == SHT_STRTAB,
-              "load_library: ", path, " is corrupt: its section-name table "
-              "(index ", shstrndx, ") is missing.", kRebuild);
+              "load_library: ", path, " is corrupt: its section-name table (",
+              "index ", shstrndx, ") is missing.", kRebuild);
   const Elf64_Shdr& names_hdr = sections[shstrndx];
-  std::vector<char> names(names_hdr.sh_size <= file.size() ? names_hdr.sh_size : 0);
+  std::vector<char> names(names_hdr.sh_size <= file.size() ? names_hdr.sh_size
+                                                           : 0);
   file.read(names_hdr.sh_offset, names.data(), names_hdr.sh_size,
             "section-name table");
 
@@ -254,7 +269,8 @@ PluginDescriptor read_plugin_descriptor(const std::string& path) {
   TORCH_CHECK(section != nullptr, not_plugin, kUseMacro);
   TORCH_CHECK(section->sh_type != SHT_NOBITS, "load_library: ", path,
               " is corrupt: its .ember_plugin section has no contents in the "
-              "file.", kRebuild);
+              "file.",
+              kRebuild);
 
   // Every layout starts with the magic and the layout version.
   PluginDescriptor d;
@@ -268,29 +284,29 @@ PluginDescriptor read_plugin_descriptor(const std::string& path) {
               ".ember_plugin section starts with ", hex(d.magic),
               ", expected the magic value ", hex(kPluginDescriptorMagic), ")",
               kUseMacro);
-  TORCH_CHECK(d.layout_version == kPluginDescriptorLayout, "load_library: ",
-              "plugin ", path, " has a descriptor of layout version ",
-              d.layout_version, ", but this Ember reads layout ",
-              kPluginDescriptorLayout,
+  TORCH_CHECK(d.layout_version == kPluginDescriptorLayout,
+              "load_library: plugin ", path,
+              " has a descriptor of layout version ", d.layout_version,
+              ", but this Ember reads layout ", kPluginDescriptorLayout,
               ". Rebuild the plugin against this Ember.");
   const uint64_t n = section->sh_size / sizeof(PluginDescriptor);
   TORCH_CHECK(n <= 1 || section->sh_size % sizeof(PluginDescriptor) != 0,
               "load_library: plugin ", path, " carries ", n,
               " descriptors. Write EMBER_PLUGIN(name) exactly once per "
               "shared object.");
-  TORCH_CHECK(section->sh_size == sizeof(PluginDescriptor), "load_library: ",
-              "plugin ", path, " has a .ember_plugin section of ",
+  TORCH_CHECK(section->sh_size == sizeof(PluginDescriptor),
+              "load_library: plugin ", path, " has a .ember_plugin section of ",
               section->sh_size, " bytes, expected ", sizeof(PluginDescriptor),
               " for descriptor layout ", kPluginDescriptorLayout,
               ". Rebuild the plugin against this Ember.");
   file.read(section->sh_offset, &d, sizeof(d), ".ember_plugin section");
-  TORCH_CHECK(std::memchr(d.name, '\0', sizeof(d.name)) != nullptr &&
-                  d.name[0] != '\0' &&
-                  std::memchr(d.fingerprint, '\0', sizeof(d.fingerprint)) !=
-                      nullptr,
-              "load_library: plugin ", path, " has a corrupt descriptor (its ",
-              "name or fingerprint is empty or not terminated). Rebuild the "
-              "plugin with EMBER_PLUGIN(name).");
+  TORCH_CHECK(
+      std::memchr(d.name, '\0', sizeof(d.name)) != nullptr &&
+          d.name[0] != '\0' &&
+          std::memchr(d.fingerprint, '\0', sizeof(d.fingerprint)) != nullptr,
+      "load_library: plugin ", path, " has a corrupt descriptor (its ",
+      "name or fingerprint is empty or not terminated). Rebuild the "
+      "plugin with EMBER_PLUGIN(name).");
   return d;
 }
 
@@ -347,8 +363,8 @@ std::string exception_text(const std::exception_ptr& e) {
 }
 
 void check_compatible(const std::string& path, const PluginDescriptor& d) {
-  TORCH_CHECK(d.abi_version == EMBER_ABI_VERSION, "load_library: plugin ",
-              path, " (\"", d.name, "\") was built for Ember ABI version ",
+  TORCH_CHECK(d.abi_version == EMBER_ABI_VERSION, "load_library: plugin ", path,
+              " (\"", d.name, "\") was built for Ember ABI version ",
               d.abi_version, ", but this Ember has ABI version ",
               EMBER_ABI_VERSION, ". Rebuild the plugin against this Ember.");
   TORCH_CHECK(std::strcmp(d.fingerprint, EMBER_BUILD_FINGERPRINT) == 0,
@@ -383,8 +399,7 @@ void open_plugin(const std::string& path) {
     if (why.compare(0, path.size() + 2, path + ": ") == 0) {
       why.erase(0, path.size() + 2);  // glibc starts with the path
     }
-    C10_THROW_ERROR(Error, "load_library: cannot load plugin ", path, ": ",
-                    why,
+    C10_THROW_ERROR(Error, "load_library: cannot load plugin ", path, ": ", why,
                     ". If a symbol is undefined, rebuild the plugin against "
                     "this Ember, or link the library that defines it.");
   }
@@ -404,8 +419,9 @@ void open_plugin(const std::string& path) {
   }
   if (void* again = ::dlopen(path.c_str(), RTLD_LAZY | RTLD_NOLOAD)) {
     ::dlclose(again);
-    more += " [the plugin could not be unloaded, so its other registrations "
-            "stay in effect; build it with -fno-gnu-unique]";
+    more +=
+        " [the plugin could not be unloaded, so its other registrations "
+        "stay in effect; build it with -fno-gnu-unique]";
   }
   C10_THROW_ERROR(Error, "load_library: plugin ", path,
                   " failed to register its kernels: ", what, more);
@@ -413,14 +429,23 @@ void open_plugin(const std::string& path) {
 
 const char kCoreAnchor = 0;  // an address inside the core, for dladdr
 
-std::string core_directory() {
+std::string dirname(const std::string& path) {
+  const size_t slash = path.rfind('/');
+  if (slash == std::string::npos) return "";
+  return path.substr(0, slash == 0 ? 1 : slash);
+}
+
+// The directory the core was loaded from, then the one its file really is in
+// (they differ when the core is reached through a symlink, as in Bazel's
+// _solib directories).
+std::vector<std::string> core_directories() {
   Dl_info info;
   if (::dladdr(&kCoreAnchor, &info) == 0 || info.dli_fname == nullptr) {
-    return "";
+    return {};
   }
-  const std::string real = realpath_or_empty(info.dli_fname);
-  const size_t slash = real.rfind('/');
-  return slash == std::string::npos ? "" : real.substr(0, slash == 0 ? 1 : slash);
+  const std::string loaded = info.dli_fname;
+  return {loaded.empty() || loaded[0] != '/' ? "" : dirname(loaded),
+          dirname(realpath_or_empty(loaded))};
 }
 
 }  // namespace
@@ -452,9 +477,9 @@ std::vector<std::string> plugin_search_path(DeviceType type) {
       start = colon + 1;
     }
   }
-  add(core_directory());
-  const std::string backend_dir = c10::str(
-      "/", kWorkspaceName, "/backends/", DeviceTypeName(type, true));
+  for (const std::string& dir : core_directories()) add(dir);
+  const std::string backend_dir =
+      c10::str("/", kWorkspaceName, "/backends/", DeviceTypeName(type, true));
   for (const char* var : {"RUNFILES_DIR", "TEST_SRCDIR"}) {
     const char* root = std::getenv(var);
     if (root != nullptr && *root != '\0') add(root + backend_dir);
@@ -495,6 +520,7 @@ bool autoload_backend_plugin(DeviceType type) {
           debug("autoload: ", file, " is being loaded already; not waiting");
           return false;
         }
+        debug("autoload: waiting for another thread to load ", file);
         s.autoload_cv.wait(
             lock, [&a] { return a.status != AutoloadAttempt::kLoading; });
         if (a.status == AutoloadAttempt::kFailed) {
@@ -535,8 +561,9 @@ bool autoload_backend_plugin(DeviceType type) {
   } catch (const std::exception& e) {
     status = AutoloadAttempt::kFailed;
     const auto* err = dynamic_cast<const c10::Error*>(&e);
-    error = c10::str("autoload of the ", DeviceTypeName(type, true),
-                     " backend: ", err ? err->what_without_backtrace() : e.what());
+    error =
+        c10::str("autoload of the ", DeviceTypeName(type, true),
+                 " backend: ", err ? err->what_without_backtrace() : e.what());
   }
   if (status == AutoloadAttempt::kNotFound) {
     debug("autoload: no ", file, " in the search path; will not look again");
@@ -558,8 +585,9 @@ namespace torch {
 
 void load_library(const std::string& path) {
   using namespace c10;
-  TORCH_CHECK(!path.empty(), "load_library: the path is empty. Pass the path "
-              "of a plugin's shared object (.so).");
+  TORCH_CHECK(!path.empty(),
+              "load_library: the path is empty. Pass the path of a plugin's "
+              "shared object (.so).");
   int err = 0;
   const std::string real = realpath_or_empty(path, &err);
   if (real.empty()) {
@@ -592,8 +620,8 @@ void load_library(const std::string& path) {
   open_plugin(real);
   {
     std::lock_guard<std::mutex> info_lock(s.info_mutex);
-    s.plugins.push_back(PluginInfo{d.name, real, static_cast<int>(d.abi_version),
-                                   d.fingerprint});
+    s.plugins.push_back(PluginInfo{
+        d.name, real, static_cast<int>(d.abi_version), d.fingerprint});
   }
   debug("load_library: loaded \"", d.name, "\" from ", real);
 }

@@ -21,7 +21,8 @@
 //
 // Environment:
 //   EMBER_PLUGIN_PATH   colon-separated directories searched first by autoload.
-//   EMBER_PLUGIN_DEBUG  "1" prints each step of loading and searching to stderr.
+//   EMBER_PLUGIN_DEBUG  "1" prints each step of loading and searching to
+//   stderr.
 #pragma once
 
 #include <exception>
@@ -74,7 +75,8 @@ std::string core_build_fingerprint();
 //
 // The directories autoload searches for `type`'s plugin, in order:
 //  1. each directory of $EMBER_PLUGIN_PATH;
-//  2. the directory libember_core.so was loaded from;
+//  2. the directory libember_core.so was loaded from (and, if that is a
+//     symlink, the directory of the file it points to);
 //  3. <runfiles>/ember/backends/<device>/ for each Bazel runfiles directory
 //     found: $RUNFILES_DIR, $TEST_SRCDIR, and <this executable>.runfiles.
 // Duplicates are dropped. For diagnostics and tests; reads the environment

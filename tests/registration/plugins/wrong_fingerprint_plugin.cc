@@ -3,11 +3,11 @@
 #include "c10/util/Exception.h"
 #include "registration/plugin_descriptor.h"
 
-extern "C" __attribute__((section(".ember_plugin"), used,
-                          visibility("default")))
-const c10::PluginDescriptor ember_plugin_descriptor = {
-    c10::kPluginDescriptorMagic, c10::kPluginDescriptorLayout,
-    EMBER_ABI_VERSION, "wrongfingerprint", "not-this-core"};
+extern "C"
+    __attribute__((section(".ember_plugin"), used, visibility("default")))
+    const c10::PluginDescriptor ember_plugin_descriptor = {
+        c10::kPluginDescriptorMagic, c10::kPluginDescriptorLayout,
+        EMBER_ABI_VERSION, "wrongfingerprint", "not-this-core"};
 
 namespace {
 

@@ -13,6 +13,8 @@ Error::Error(SourceLocation location, std::string msg)
   refresh_what();
 }
 
+Error::~Error() = default;
+
 void Error::add_context(const std::string& context) {
   msg_ = context + msg_;
   refresh_what();

@@ -50,6 +50,9 @@ std::ostream& operator<<(std::ostream& out, const SourceLocation& loc);
 class Error : public std::exception {
  public:
   Error(SourceLocation location, std::string msg);
+  // Out of line: the vtable and type info then live only in the core, so a
+  // plugin's throw and the host's catch agree on one c10::Error type.
+  ~Error() override;
 
   const std::string& msg() const { return msg_; }
   const SourceLocation& location() const { return location_; }

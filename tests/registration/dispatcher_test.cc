@@ -219,6 +219,29 @@ TEST(Dispatcher, UnboxedCallsReachBoxedKernels) {
   EXPECT_EQ(g_ran, (std::vector<std::string>{"d8::op CPU"}));
 }
 
+TEST(Dispatcher, StatefulLambdaKernelsKeepTheirState) {
+  Library def(Library::DEF, "d14", std::nullopt, __FILE__, __LINE__);
+  def.def("count(Tensor self) -> int");
+  auto counter = std::make_shared<int64_t>(0);
+  {
+    Library cpu(Library::IMPL, "d14", DispatchKey::CPU, __FILE__, __LINE__);
+    cpu.impl("count", [counter](const TensorBase&) { return ++*counter; });
+    auto op = c10::Dispatcher::singleton()
+                  .findSchemaOrThrow("d14::count", "")
+                  .typed<int64_t(const TensorBase&)>();
+    EXPECT_EQ(op.call(makeTensor({1})), 1);
+    EXPECT_EQ(op.call(makeTensor({1})), 2);
+    EXPECT_EQ(counter.use_count(), 2);  // the kernel owns a copy
+  }
+  // Removed: calls no longer reach it. (Its state is kept alive for calls
+  // that may still be running; See Note [Lock-free dispatch table].)
+  auto op = c10::Dispatcher::singleton()
+                .findSchemaOrThrow("d14::count", "")
+                .typed<int64_t(const TensorBase&)>();
+  EXPECT_THROW(op.call(makeTensor({1})), c10::NotImplementedError);
+  EXPECT_EQ(*counter, 2);
+}
+
 TEST(Dispatcher, TypedChecksTheSignature) {
   Library def(Library::DEF, "d9", std::nullopt, __FILE__, __LINE__);
   def.def("op(Tensor self, Tensor other) -> Tensor");

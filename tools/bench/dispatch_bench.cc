@@ -4,11 +4,14 @@
 // same no-op function, measured in the same run.
 #include <benchmark/benchmark.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <string>
 
 #include "c10/core/CPUAllocator.h"
 #include "c10/core/TensorBase.h"
 #include "registration/library.h"
+#include "registration/plugin_loader.h"
 
 namespace {
 
@@ -77,5 +80,38 @@ void BM_Register1000Ops(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * 1000);
 }
 BENCHMARK(BM_Register1000Ops)->Unit(benchmark::kMillisecond);
+
+// Loading a plugin: the descriptor check (reading the ELF file), dlopen and
+// its static registrations. A plugin loads once per process, so the first
+// benchmark is a single load; the second measures the idempotent path
+// (load_library of a file already loaded).
+std::string testPlugin() {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* runfiles = std::getenv("RUNFILES_DIR");
+  const std::string dir = srcdir ? srcdir : (runfiles ? runfiles : "");
+  const std::string path = dir + "/ember/tests/tools/libember_opstool.so";
+  return !dir.empty() && std::ifstream(path).good() ? path : "";
+}
+
+void BM_LoadPluginFirstTime(benchmark::State& state) {
+  const std::string path = testPlugin();
+  if (path.empty()) {
+    state.SkipWithError("run with `bazel run` so the test plugin is in the runfiles");
+    return;
+  }
+  for (auto _ : state) torch::load_library(path);
+}
+BENCHMARK(BM_LoadPluginFirstTime)->Iterations(1)->Unit(benchmark::kMicrosecond);
+
+void BM_LoadPluginAlreadyLoaded(benchmark::State& state) {
+  const std::string path = testPlugin();
+  if (path.empty()) {
+    state.SkipWithError("run with `bazel run` so the test plugin is in the runfiles");
+    return;
+  }
+  torch::load_library(path);
+  for (auto _ : state) torch::load_library(path);
+}
+BENCHMARK(BM_LoadPluginAlreadyLoaded)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The ops inspector: list, dump, plugins, and its errors.
+set -euo pipefail
+ops="$1"
+plugin="$2"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+out=$("$ops" --load="$plugin" list)
+grep -qF "opstool::double_it(Tensor self) -> Tensor" <<<"$out" || fail "list: $out"
+
+out=$("$ops" --load="$plugin" dump opstool::double_it)
+grep -qF "schema: opstool::double_it(Tensor self) -> Tensor" <<<"$out" || fail "dump schema: $out"
+grep -qE "^CPU: kernel registered at tests/tools/ops_plugin.cc" <<<"$out" || fail "dump CPU: $out"
+grep -qE "^CUDA: missing" <<<"$out" || fail "dump CUDA: $out"
+grep -qE "^AutogradCPU: fallthrough" <<<"$out" || fail "dump AutogradCPU: $out"
+
+out=$("$ops" --load="$plugin" plugins)
+grep -qE "^opstool .*libember_opstool.so \(ABI 1, fingerprint [0-9a-f]+\)" <<<"$out" || fail "plugins: $out"
+
+if "$ops" dump nosuch::op 2>err.txt; then fail "dump of an unknown op succeeded"; fi
+grep -qF "no operator named nosuch::op" err.txt || fail "unknown op message: $(cat err.txt)"
+if "$ops" --load=/nonexistent.so list 2>err.txt; then fail "bad plugin succeeded"; fi
+grep -qF "/nonexistent.so" err.txt || fail "bad plugin message: $(cat err.txt)"
+if "$ops" frobnicate 2>err.txt; then fail "unknown command succeeded"; fi
+grep -qF "usage: ops" err.txt || fail "usage: $(cat err.txt)"
+echo PASS

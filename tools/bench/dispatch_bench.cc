@@ -8,6 +8,8 @@
 #include <fstream>
 #include <string>
 
+#include <unistd.h>
+
 #include "c10/core/CPUAllocator.h"
 #include "c10/core/TensorBase.h"
 #include "registration/library.h"
@@ -86,11 +88,14 @@ BENCHMARK(BM_Register1000Ops)->Unit(benchmark::kMillisecond);
 // benchmark is a single load; the second measures the idempotent path
 // (load_library of a file already loaded).
 std::string testPlugin() {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  const char* runfiles = std::getenv("RUNFILES_DIR");
-  const std::string dir = srcdir ? srcdir : (runfiles ? runfiles : "");
-  const std::string path = dir + "/ember/tests/tools/libember_opstool.so";
-  return !dir.empty() && std::ifstream(path).good() ? path : "";
+  // `bazel run` starts the binary inside <binary>.runfiles/ember.
+  char exe[4096];
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+  if (n <= 0) return "";
+  exe[n] = '\0';
+  const std::string path =
+      std::string(exe) + ".runfiles/ember/tests/tools/libember_opstool.so";
+  return std::ifstream(path).good() ? path : "";
 }
 
 void BM_LoadPluginFirstTime(benchmark::State& state) {

@@ -7,18 +7,13 @@
 #include "c10/core/Device.h"
 #include "c10/util/Exception.h"
 
+#include "tests/support/error_of.h"
+
 using ::testing::HasSubstr;
 
 namespace {
 
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  }
-  return "<no error>";
-}
+using ember_test::errorOf;
 
 TEST(Device, ParsesTypeAndIndex) {
   c10::Device d("cuda:1");

@@ -8,12 +8,16 @@
 #include "c10/core/CPUAllocator.h"
 #include "c10/core/TensorImpl.h"
 
+#include "tests/support/error_of.h"
+
 using c10::DispatchKey;
 using c10::DispatchKeySet;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 namespace {
+
+using ember_test::errorOf;
 
 c10::Storage cpuStorage(size_t nbytes) {
   return c10::Storage(c10::make_intrusive<c10::StorageImpl>(
@@ -30,16 +34,6 @@ c10::intrusive_ptr<c10::TensorImpl> cpuTensor(std::vector<int64_t> sizes,
       DispatchKeySet(DispatchKey::CPU), dtype);
   t->set_sizes_contiguous(sizes);
   return t;
-}
-
-template <typename F>
-std::string errorOf(F&& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  }
-  return "<no error>";
 }
 
 TEST(TensorImpl, NewTensorIsZeroDimWithOneElement) {

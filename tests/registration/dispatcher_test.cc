@@ -9,6 +9,8 @@
 #include "registration/library.h"
 #include "tests/registration/test_tensors.h"
 
+#include "tests/support/error_of.h"
+
 using at::TensorBase;
 using c10::DispatchKey;
 using ember_test::makeTensor;
@@ -17,6 +19,8 @@ using ::testing::Not;
 using torch::Library;
 
 namespace {
+
+using ember_test::errorOf;
 
 using BinarySig = TensorBase(const TensorBase&, const TensorBase&);
 
@@ -43,16 +47,6 @@ void recordingBoxedKernel(const c10::OperatorHandle& op, c10::DispatchKeySet ks,
   g_ran.push_back(op.operator_name().str() + " " +
                   c10::toString(ks.highestPriorityTypeId()));
   torch::jit::drop(*stack, 1);
-}
-
-template <class F>
-std::string errorOf(F&& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  }
-  return "<no error>";
 }
 
 c10::TypedOperatorHandle<BinarySig> binaryOp(const char* name) {

@@ -18,9 +18,11 @@
 #include "c10/util/Exception.h"
 #include "registration/FunctionSchema.h"
 #include "registration/schema_parser.h"
+#include "tests/support/error_of.h"
 
 namespace {
 
+using ember_test::errorOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
@@ -28,15 +30,6 @@ using c10::BaseType;
 using c10::DefaultValue;
 using c10::TypeSpec;
 using Kind = c10::DefaultValue::Kind;
-
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  }
-  return "<no error>";
-}
 
 std::string schemaError(const std::string& text) {
   return errorOf([&] { c10::parseSchema(text); });

@@ -22,10 +22,12 @@
 #include "c10/core/GeneratorImpl.h"
 #include "c10/core/TensorImpl.h"
 #include "registration/Stack.h"
+#include "tests/support/error_of.h"
 
 namespace {
 
 using c10::IValue;
+using ember_test::errorOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -78,16 +80,6 @@ class OtherGenerator final : public c10::GeneratorImpl {
   uint64_t current_seed() const override { return 0; }
   uint64_t seed() override { return 0; }
 };
-
-template <typename F>
-std::string errorOf(F&& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  }
-  return "<no error>";
-}
 
 std::string printed(const IValue& v) {
   std::ostringstream os;

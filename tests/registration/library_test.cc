@@ -7,6 +7,8 @@
 
 #include "tests/registration/test_tensors.h"
 
+#include "tests/support/error_of.h"
+
 using at::TensorBase;
 using c10::DispatchKey;
 using ember_test::makeTensor;
@@ -15,21 +17,13 @@ using torch::Library;
 
 namespace {
 
+using ember_test::errorOf;
+
 TensorBase identity(const TensorBase& a) { return a; }
 TensorBase twoArgs(const TensorBase& a, const TensorBase&) { return a; }
 int64_t returnsInt(const TensorBase&) { return 7; }
 std::tuple<TensorBase, TensorBase> twoReturns(const TensorBase& a) { return {a, a}; }
 TensorBase takesInt(const TensorBase& a, int64_t) { return a; }
-
-template <class F>
-std::string errorOf(F&& f) {
-  try {
-    f();
-  } catch (const c10::Error& e) {
-    return e.what_without_backtrace();
-  }
-  return "<no error>";
-}
 
 }  // namespace
 

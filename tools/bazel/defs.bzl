@@ -61,12 +61,19 @@ def ember_core_library(
     )
 
 def ember_cc_test(name, srcs, deps = [], size = "small", **kwargs):
-    """A GoogleTest suite; `deps` are what it tests."""
+    """A GoogleTest suite; `deps` are what it tests.
+
+    Every suite also gets gtest/gmock and ember_test::errorOf
+    (tests/support/error_of.h).
+    """
     native.cc_test(
         name = name,
         srcs = srcs,
         size = size,
-        deps = deps + ["@com_google_googletest//:gtest_main"],
+        deps = deps + [
+            "@com_google_googletest//:gtest_main",
+            "//tests/support:error_of",
+        ],
         **kwargs
     )
 

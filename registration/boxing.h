@@ -25,6 +25,8 @@
 #include <utility>
 #include <vector>
 
+#include "c10/core/Layout.h"
+#include "c10/core/MemoryFormat.h"
 #include "registration/IValue.h"
 #include "registration/Stack.h"
 
@@ -66,7 +68,8 @@ template <class T>
 struct ArgFromIValue<T, std::enable_if_t<is_tensor_like_v<T>>> {
   using holder = T;
   static holder make(IValue& v) { return T(std::move(v).toTensorBase()); }
-  static const T& get(holder& h) { return h; }
+  // Non-const: in-place and out= kernels take `Tensor&`.
+  static T& get(holder& h) { return h; }
 };
 
 template <>
@@ -133,6 +136,28 @@ struct ArgFromIValue<std::vector<std::optional<T>>,
   static holder get(holder& h) { return std::move(h); }
 };
 
+// Layout and MemoryFormat travel as ints, as in PyTorch.
+template <class T>
+constexpr bool is_int_enum_v =
+    std::is_same_v<T, c10::Layout> || std::is_same_v<T, c10::MemoryFormat>;
+
+template <class T>
+struct ArgFromIValue<T, std::enable_if_t<is_int_enum_v<T>>> {
+  using holder = T;
+  static holder make(IValue& v) { return static_cast<T>(v.toInt()); }
+  static T get(holder& h) { return h; }
+};
+
+template <class T>
+struct ArgFromIValue<std::optional<T>, std::enable_if_t<is_int_enum_v<T>>> {
+  using holder = std::optional<T>;
+  static holder make(IValue& v) {
+    if (v.isNone()) return std::nullopt;
+    return static_cast<T>(v.toInt());
+  }
+  static holder get(holder& h) { return h; }
+};
+
 template <class T>
 using arg_traits = ArgFromIValue<std::decay_t<T>>;
 
@@ -141,7 +166,9 @@ using arg_traits = ArgFromIValue<std::decay_t<T>>;
 
 template <class T>
 IValue toIValue(const T& value) {
-  if constexpr (is_tensor_like_v<T>) {
+  if constexpr (is_int_enum_v<T>) {
+    return IValue(static_cast<int64_t>(value));
+  } else if constexpr (is_tensor_like_v<T>) {
     return IValue(static_cast<const at::TensorBase&>(value));
   } else {
     return IValue(value);

@@ -41,6 +41,8 @@ EMBER_SCHEMA_TYPE_(c10::Scalar, BaseType::Scalar)
 EMBER_SCHEMA_TYPE_(c10::ScalarType, BaseType::ScalarType)
 EMBER_SCHEMA_TYPE_(c10::Device, BaseType::Device)
 EMBER_SCHEMA_TYPE_(at::Generator, BaseType::Generator)
+EMBER_SCHEMA_TYPE_(c10::Layout, BaseType::Layout)
+EMBER_SCHEMA_TYPE_(c10::MemoryFormat, BaseType::MemoryFormat)
 #undef EMBER_SCHEMA_TYPE_
 
 template <class T>

@@ -7,9 +7,14 @@
 
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace c10 {
+
+// c10::string_view — PyTorch's name for the view type of `str` arguments.
+using string_view = std::string_view;
+
 namespace detail {
 
 inline void stream_all(std::ostream&) {}

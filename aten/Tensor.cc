@@ -1,0 +1,97 @@
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "aten/Functions.h"
+
+namespace at {
+
+std::ostream& operator<<(std::ostream& out, const TensorOptions& options) {
+  out << "TensorOptions(dtype=" << options.dtype() << ", device=" << options.device()
+      << ", layout=" << options.layout()
+      << ", requires_grad=" << (options.requires_grad() ? "true" : "false") << ")";
+  return out;
+}
+
+namespace {
+
+// Reads element `i` (in row-major order over sizes/strides) as a Scalar.
+Scalar element(const Tensor& t, const int64_t* index) {
+  int64_t offset = 0;
+  for (int64_t d = 0; d < t.dim(); ++d) offset += index[d] * t.stride(d);
+  const char* base = static_cast<const char*>(t.data_ptr()) +
+                     offset * static_cast<int64_t>(t.itemsize());
+  switch (t.scalar_type()) {
+#define EMBER_READ_(cpp, name)            \
+  case ScalarType::name:                  \
+    return Scalar(*reinterpret_cast<const cpp*>(base));
+    C10_FORALL_SCALAR_TYPES(EMBER_READ_)
+#undef EMBER_READ_
+    default:
+      break;
+  }
+  C10_THROW_ERROR(Error, "item: unsupported dtype ", t.scalar_type(), ".");
+}
+
+void printValue(std::ostream& out, const Scalar& v, bool floating) {
+  if (v.isBoolean()) {
+    out << (v.toBool() ? "1" : "0");
+  } else if (floating) {
+    out << std::setw(10) << std::fixed << std::setprecision(4) << v.toDouble();
+  } else {
+    out << std::setw(6) << v.toLong();
+  }
+}
+
+}  // namespace
+
+Scalar Tensor::item() const {
+  TORCH_CHECK(numel() == 1, "item: a Tensor with ", numel(),
+              " elements cannot be converted to Scalar; index it down to one "
+              "element first.");
+  TORCH_CHECK(device().is_cpu(), "item: reading a ", device(), " tensor is not "
+              "supported yet; copy it to the CPU with .to(at::kCPU) first.");
+  std::vector<int64_t> index(static_cast<size_t>(dim()), 0);
+  return element(*this, index.data());
+}
+
+// Prints like PyTorch's C++ API: the values (rows of the last dimension,
+// separated by blank lines per leading index), then "[ CPUFloatType{2,3} ]".
+std::string Tensor::toString() const {
+  std::ostringstream out;
+  if (!defined()) return "[ Tensor (undefined) ]";
+  const bool floating = c10::isFloatingType(scalar_type());
+  if (device().is_cpu() && numel() > 0) {
+    if (dim() == 0) {
+      printValue(out, item(), floating);
+      out << "\n";
+    } else {
+      std::vector<int64_t> index(static_cast<size_t>(dim()), 0);
+      const int64_t last = dim() - 1;
+      for (int64_t n = 0; n < numel(); ++n) {
+        printValue(out, element(*this, index.data()), floating);
+        // Advance the row-major index.
+        int64_t d = last;
+        while (d >= 0 && ++index[static_cast<size_t>(d)] == size(d)) {
+          index[static_cast<size_t>(d)] = 0;
+          --d;
+        }
+        if (d != last || dim() == 1) out << "\n";
+        if (d < last - 1 && d >= 0) out << "\n";
+      }
+    }
+  }
+  std::string type = c10::DeviceTypeName(device().type()) + c10::toString(scalar_type());
+  out << "[ " << type << "Type{";
+  for (int64_t d = 0; d < dim(); ++d) out << (d ? "," : "") << size(d);
+  out << "} ]";
+  return out.str();
+}
+
+void Tensor::print() const { std::cout << toString() << std::endl; }
+
+std::ostream& operator<<(std::ostream& out, const Tensor& t) {
+  return out << t.toString();
+}
+
+}  // namespace at

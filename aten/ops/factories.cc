@@ -1,0 +1,120 @@
+// Factories written in terms of empty and fill_: one composite kernel for
+// every backend.
+#include "aten/Functions.h"
+#include "registration/library.h"
+
+namespace at {
+namespace native {
+namespace {
+
+TensorOptions options_of(std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                         std::optional<Device> device, std::optional<bool> pin_memory) {
+  return TensorOptions().dtype(dtype).layout(layout).device(device).pinned_memory(
+      pin_memory);
+}
+
+Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype,
+             std::optional<Layout> layout, std::optional<Device> device,
+             std::optional<bool> pin_memory) {
+  return at::empty(size, options_of(dtype, layout, device, pin_memory)).zero_();
+}
+
+Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype,
+            std::optional<Layout> layout, std::optional<Device> device,
+            std::optional<bool> pin_memory) {
+  return at::empty(size, options_of(dtype, layout, device, pin_memory)).fill_(1);
+}
+
+// PyTorch infers the dtype of full() from the fill value when none is given:
+// bool -> Bool, integral -> Long, floating -> the default float dtype.
+Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
+            std::optional<Layout> layout, std::optional<Device> device,
+            std::optional<bool> pin_memory) {
+  if (!dtype.has_value()) {
+    dtype = fill_value.isBoolean()    ? ScalarType::Bool
+            : fill_value.isIntegral(false) ? ScalarType::Long
+                                           : ScalarType::Float;
+  }
+  return at::empty(size, options_of(dtype, layout, device, pin_memory)).fill_(fill_value);
+}
+
+Tensor scalar_tensor(const Scalar& s, std::optional<ScalarType> dtype,
+                     std::optional<Layout> layout, std::optional<Device> device,
+                     std::optional<bool> pin_memory) {
+  return at::empty({}, options_of(dtype, layout, device, pin_memory)).fill_(s);
+}
+
+// The *_like factories take dtype and device from `self` unless given.
+TensorOptions like(const Tensor& self, std::optional<ScalarType> dtype,
+                   std::optional<Layout> layout, std::optional<Device> device,
+                   std::optional<bool> pin_memory) {
+  return options_of(dtype.value_or(self.scalar_type()), layout,
+                    device.value_or(self.device()), pin_memory);
+}
+
+void check_memory_format(std::optional<MemoryFormat> format, const char* where) {
+  TORCH_CHECK(!format.has_value() || *format == MemoryFormat::Contiguous ||
+                  *format == MemoryFormat::Preserve,
+              where, ": memory format ", *format, " is not supported yet; use "
+              "Contiguous or Preserve.");
+}
+
+Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype,
+                  std::optional<Layout> layout, std::optional<Device> device,
+                  std::optional<bool> pin_memory,
+                  std::optional<MemoryFormat> memory_format) {
+  check_memory_format(memory_format, "empty_like");
+  const TensorOptions options = like(self, dtype, layout, device, pin_memory);
+  // Preserve (the default) keeps the strides of a dense non-overlapping
+  // input; Ember keeps them when the input is contiguous and otherwise
+  // returns a contiguous tensor.
+  return at::empty(self.sizes(), options);
+}
+
+Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype,
+                  std::optional<Layout> layout, std::optional<Device> device,
+                  std::optional<bool> pin_memory,
+                  std::optional<MemoryFormat> memory_format) {
+  return at::empty_like(self, dtype, layout, device, pin_memory, memory_format).zero_();
+}
+
+Tensor ones_like(const Tensor& self, std::optional<ScalarType> dtype,
+                 std::optional<Layout> layout, std::optional<Device> device,
+                 std::optional<bool> pin_memory,
+                 std::optional<MemoryFormat> memory_format) {
+  return at::empty_like(self, dtype, layout, device, pin_memory, memory_format).fill_(1);
+}
+
+Tensor full_like(const Tensor& self, const Scalar& fill_value,
+                 std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                 std::optional<Device> device, std::optional<bool> pin_memory,
+                 std::optional<MemoryFormat> memory_format) {
+  return at::empty_like(self, dtype, layout, device, pin_memory, memory_format)
+      .fill_(fill_value);
+}
+
+Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
+  check_memory_format(memory_format, "clone");
+  Tensor out = at::empty(self.sizes(), self.options());
+  out.copy_(self);
+  return out;
+}
+
+Tensor& zero_(Tensor& self) { return self.fill_(0); }
+
+}  // namespace
+}  // namespace native
+}  // namespace at
+
+TORCH_LIBRARY_IMPL(aten, CompositeImplicitAutograd, m) {
+  m.impl("zeros", TORCH_FN(at::native::zeros));
+  m.impl("ones", TORCH_FN(at::native::ones));
+  m.impl("full", TORCH_FN(at::native::full));
+  m.impl("scalar_tensor", TORCH_FN(at::native::scalar_tensor));
+  m.impl("empty_like", TORCH_FN(at::native::empty_like));
+  m.impl("zeros_like", TORCH_FN(at::native::zeros_like));
+  m.impl("ones_like", TORCH_FN(at::native::ones_like));
+  m.impl("full_like", TORCH_FN(at::native::full_like));
+  m.impl("clone", TORCH_FN(at::native::clone));
+  m.impl("zero_", TORCH_FN(at::native::zero_));
+}

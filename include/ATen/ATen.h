@@ -1,0 +1,9 @@
+// <ATen/ATen.h> — at::Tensor, TensorOptions and the at:: ops, as in libtorch.
+// See docs/compat.md for what is supported.
+#pragma once
+
+#include "aten/Functions.h"
+#include "aten/Tensor.h"
+#include "aten/TensorOptions.h"
+#include "c10/core/Scalar.h"
+#include "c10/core/ScalarType.h"

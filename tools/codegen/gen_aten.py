@@ -1,0 +1,431 @@
+#!/usr/bin/env python3
+"""Generates ATen's C++ API from aten/native_functions.txt.
+
+One line per operator: its schema, then optional `|`-separated flags:
+  variants=function,method   which C++ entry points to emit (default: function)
+  options                    also emit an overload taking at::TensorOptions
+                             for the dtype/layout/device/pin_memory group
+  backend_select             emit a BackendSelect kernel that picks the
+                             backend from the `device` argument
+
+Outputs (each argument is an output path, by basename):
+  Operators.h        at::_ops::<op> structs: schema type, call, redispatch
+  Functions.h        the at:: functions
+  TensorMethods.inc  method declarations, included inside class at::Tensor
+  TensorMethods.h    method definitions
+  RegisterSchemas.cc TORCH_LIBRARY(aten, m) with every schema, and the
+                     BackendSelect kernels
+"""
+import os
+import re
+import sys
+
+# ---------------------------------------------------------------- parsing
+
+
+def split_top(text, sep=","):
+    """Splits on `sep` outside brackets and quotes."""
+    parts, depth, cur, quote = [], 0, "", None
+    for ch in text:
+        if quote:
+            cur += ch
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "\"'":
+            quote = ch
+        elif ch in "([":
+            depth += 1
+        elif ch in ")]":
+            depth -= 1
+        if ch == sep and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+class Type:
+    def __init__(self, text):
+        m = re.fullmatch(r"(\w+)(\([a-z*|]+!?\))?(\[(\d*)\])?(\?)?", text)
+        if not m:
+            raise SystemExit("gen_aten: cannot parse type '%s'" % text)
+        self.base = {"SymInt": "int"}.get(m.group(1), m.group(1))
+        self.alias = m.group(2) or ""
+        self.is_list = m.group(3) is not None
+        self.optional = m.group(5) is not None
+        self.write = self.alias.endswith("!)")
+
+
+class Arg:
+    def __init__(self, text, kwarg_only):
+        type_text, rest = text.split(" ", 1)
+        name, _, default = rest.partition("=")
+        self.type = Type(type_text)
+        self.name = name.strip()
+        self.default = default.strip() if default else None
+        self.kwarg_only = kwarg_only
+
+
+class Op:
+    def __init__(self, line):
+        schema, *flags = [p.strip() for p in line.split("|")]
+        self.schema = schema
+        self.flags = {}
+        for f in flags:
+            key, _, value = f.partition("=")
+            self.flags[key.strip()] = value.strip()
+        m = re.fullmatch(r"([\w]+)(?:\.(\w+))?\((.*)\) -> (.*)", schema)
+        if not m:
+            raise SystemExit("gen_aten: cannot parse schema '%s'" % schema)
+        self.name, self.overload, args_text, rets_text = m.groups()
+        self.overload = self.overload or ""
+        self.args, kwarg_only = [], False
+        for a in split_top(args_text):
+            if a == "*":
+                kwarg_only = True
+                continue
+            self.args.append(Arg(a, kwarg_only))
+        rets_text = rets_text.strip()
+        if rets_text.startswith("(") and rets_text.endswith(")"):
+            rets_text = rets_text[1:-1]
+        self.returns = [Type(r.split(" ")[0]) for r in split_top(rets_text)]
+        self.variants = self.flags.get("variants", "function").split(",")
+
+    @property
+    def struct(self):
+        return self.name + ("_" + self.overload if self.overload else "")
+
+    @property
+    def out_args(self):
+        return [a for a in self.args if a.kwarg_only and a.type.write]
+
+    @property
+    def is_out(self):
+        return bool(self.out_args)
+
+
+# ---------------------------------------------------------------- C++ types
+
+SCALARS = {
+    "int": "int64_t", "float": "double", "bool": "bool",
+    "str": "c10::string_view", "Scalar": "at::Scalar",
+    "ScalarType": "at::ScalarType", "Device": "at::Device",
+    "Layout": "at::Layout", "MemoryFormat": "at::MemoryFormat",
+    "Generator": "at::Generator",
+}
+LISTS = {"int": "at::IntArrayRef", "float": "at::ArrayRef<double>",
+         "Tensor": "at::TensorList"}
+
+
+def arg_type(t):
+    if t.base == "Tensor":
+        if t.is_list:
+            if t.optional:
+                return "const ::std::vector<::std::optional<at::Tensor>>&"
+            return "at::TensorList"
+        if t.write:
+            return "at::Tensor&"
+        if t.optional:
+            return "const ::std::optional<at::Tensor>&"
+        return "const at::Tensor&"
+    if t.is_list:
+        inner = LISTS.get(t.base)
+        if inner is None:
+            inner = "::std::vector<%s>" % SCALARS[t.base]
+            inner = "const %s&" % inner
+        return "::std::optional<%s>" % inner if t.optional else inner
+    cpp = SCALARS[t.base]
+    if t.optional:
+        cpp = "::std::optional<%s>" % cpp
+    if t.base == "Scalar":
+        return "const %s&" % cpp
+    return cpp
+
+
+def ret_type(op):
+    def one(t):
+        if t.base == "Tensor":
+            if t.is_list:
+                return "::std::vector<at::Tensor>"
+            return "at::Tensor&" if t.write else "at::Tensor"
+        return SCALARS[t.base]
+    if not op.returns:
+        return "void"
+    if len(op.returns) == 1:
+        return one(op.returns[0])
+    return "::std::tuple<%s>" % ", ".join(one(t) for t in op.returns)
+
+
+def default_value(arg):
+    d = arg.default
+    if d is None:
+        return None
+    if d == "None":
+        return "::std::nullopt"
+    if d in ("True", "False"):
+        return d.lower()
+    if d.startswith("["):
+        return "{" + d[1:-1] + "}" if d != "[]" else "{}"
+    if d.startswith("'"):
+        return '"%s"' % d[1:-1]
+    if d == "Mean":
+        return "1"
+    if d == "contiguous_format":
+        return "at::MemoryFormat::Contiguous"
+    return d
+
+
+def params(args, with_defaults):
+    out = []
+    for a in args:
+        text = "%s %s" % (arg_type(a.type), a.name)
+        dv = default_value(a) if with_defaults else None
+        if dv is not None:
+            text += " = " + dv
+        out.append(text)
+    return ", ".join(out)
+
+
+def defaults_ok(args):
+    """C++ defaults are only valid on a suffix of the parameter list."""
+    seen_default = False
+    for a in args:
+        if a.default is not None:
+            seen_default = True
+        elif seen_default:
+            return False
+    return True
+
+
+OPTIONS_GROUP = ["dtype", "layout", "device", "pin_memory"]
+
+# ---------------------------------------------------------------- emitters
+
+
+def emit_operators(ops):
+    out = []
+    for op in ops:
+        sig_params = ", ".join(arg_type(a.type) for a in op.args)
+        names = ", ".join(a.name for a in op.args)
+        p = params(op.args, False)
+        out.append("""struct %(s)s {
+  using schema = %(r)s(%(sp)s);
+  static constexpr const char* name = "aten::%(n)s";
+  static constexpr const char* overload_name = "%(o)s";
+  static constexpr const char* schema_str = "%(schema)s";
+  static const c10::TypedOperatorHandle<schema>& handle() {
+    static const auto op = c10::Dispatcher::singleton()
+        .findSchemaOrThrow(name, overload_name).typed<schema>();
+    return op;
+  }
+  static %(r)s call(%(p)s) {
+    return handle().call(%(names)s);
+  }
+  static %(r)s redispatch(c10::DispatchKeySet ks%(comma)s%(p)s) {
+    return handle().redispatch(ks%(comma)s%(names)s);
+  }
+};
+""" % {"s": op.struct, "r": ret_type(op), "sp": sig_params, "n": op.name,
+       "o": op.overload, "schema": op.schema.replace('"', '\\"'), "p": p,
+       "names": names, "comma": ", " if p else ""})
+    return "\n".join(out)
+
+
+def function_name(op):
+    return op.name + ("_out" if op.is_out else "")
+
+
+def emit_functions(ops):
+    out = []
+    for op in ops:
+        if "function" not in op.variants:
+            continue
+        r = ret_type(op)
+        names = ", ".join(a.name for a in op.args)
+        if op.is_out:
+            # at::add_out(out, self, …) and at::add_outf(self, …, out)
+            outs = op.out_args
+            ins = [a for a in op.args if a not in outs]
+            out.append("inline %s %s(%s) {\n  return at::_ops::%s::call(%s);\n}\n" % (
+                r, op.name + "_out",
+                params(outs + ins, defaults_ok(outs + ins)), op.struct, names))
+            out.append("inline %s %s(%s) {\n  return at::_ops::%s::call(%s);\n}\n" % (
+                r, op.name + "_outf", params(op.args, False), op.struct, names))
+            continue
+        group = [a for a in op.args if a.name in OPTIONS_GROUP]
+        use_options = "options" in op.flags and len(group) == len(OPTIONS_GROUP)
+        out.append("inline %s %s(%s) {\n  return at::_ops::%s::call(%s);\n}\n" % (
+            r, op.name, params(op.args, defaults_ok(op.args) and not use_options),
+            op.struct, names))
+        if use_options:
+            rest = [a for a in op.args if a not in group]
+            first = op.args.index(group[0])
+            before, after = rest[:first], rest[first:]
+            p = params(before, False)
+            p += (", " if p else "") + "at::TensorOptions options = {}"
+            pa = params(after, True)
+            p += (", " + pa) if pa else ""
+            call_args = []
+            for a in op.args:
+                if a.name == "dtype":
+                    call_args.append("options.dtype_opt()")
+                elif a.name == "layout":
+                    call_args.append("options.layout_opt()")
+                elif a.name == "device":
+                    call_args.append("options.device_opt()")
+                elif a.name == "pin_memory":
+                    call_args.append("options.pinned_memory_opt()")
+                else:
+                    call_args.append(a.name)
+            out.append("inline %s %s(%s) {\n  return at::_ops::%s::call(%s);\n}\n" % (
+                r, op.name, p, op.struct, ", ".join(call_args)))
+    return "\n".join(out)
+
+
+def method_parts(op):
+    self_arg = op.args[0]
+    rest = op.args[1:]
+    r = ret_type(op)
+    if self_arg.type.write:
+        self_expr = "const_cast<at::Tensor&>(*this)"
+    else:
+        self_expr = "*this"
+    return r, rest, self_expr
+
+
+def emit_method_decls(ops):
+    out = []
+    for op in ops:
+        if "method" not in op.variants:
+            continue
+        r, rest, _ = method_parts(op)
+        out.append("  %s %s(%s) const;" % (r, op.name, params(rest, defaults_ok(rest))))
+    return "\n".join(out) + "\n"
+
+
+def emit_method_defs(ops):
+    out = []
+    for op in ops:
+        if "method" not in op.variants:
+            continue
+        r, rest, self_expr = method_parts(op)
+        names = ", ".join([self_expr] + [a.name for a in rest])
+        out.append("inline %s Tensor::%s(%s) const {\n  return at::_ops::%s::call(%s);\n}\n" % (
+            r, op.name, params(rest, False), op.struct, names))
+    return "\n".join(out)
+
+
+def emit_registrations(ops):
+    defs = "\n".join('  m.def("%s");' % op.schema.replace('"', '\\"') for op in ops)
+    bs_kernels, bs_impls = [], []
+    for op in ops:
+        if "backend_select" not in op.flags:
+            continue
+        kernel = "backend_select_" + op.struct
+        p = params(op.args, False)
+        names = ", ".join(a.name for a in op.args)
+        bs_kernels.append("""static %(r)s %(k)s(c10::DispatchKeySet ks, %(p)s) {
+  // See Note [BackendSelect kernels].
+  const c10::DispatchKeySet backend(c10::computeDispatchKey(
+      device.has_value() ? device->type() : c10::DeviceType::CPU));
+  return at::_ops::%(s)s::redispatch(
+      (ks - c10::DispatchKeySet(c10::DispatchKey::BackendSelect)) | backend, %(names)s);
+}
+""" % {"r": ret_type(op), "k": kernel, "p": p, "s": op.struct, "names": names})
+        bs_impls.append('  m.impl("%s%s", TORCH_FN(at::%s));' % (
+            op.name, "." + op.overload if op.overload else "", kernel))
+    return """// Generated by tools/codegen/gen_aten.py from aten/native_functions.txt.
+#include "aten/Functions.h"
+#include "registration/library.h"
+
+namespace at {
+
+// Note [BackendSelect kernels]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Factories have no tensor argument to take a backend from. Every call
+// includes the BackendSelect key; these kernels add the backend key of the
+// `device` argument (CPU when absent) and redispatch, so the backend's
+// kernel runs next.
+%s
+}  // namespace at
+
+TORCH_LIBRARY(aten, m) {
+%s
+}
+
+TORCH_LIBRARY_IMPL(aten, BackendSelect, m) {
+%s
+}
+""" % ("\n".join(bs_kernels), defs, "\n".join(bs_impls))
+
+
+HEADER = "// Generated by tools/codegen/gen_aten.py from aten/native_functions.txt.\n"
+
+
+def main():
+    src, outputs = sys.argv[1], sys.argv[2:]
+    ops = []
+    with open(src) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if line:
+                ops.append(Op(line))
+    seen = set()
+    for op in ops:
+        if op.struct in seen:
+            raise SystemExit("gen_aten: operator %s is listed twice" % op.struct)
+        seen.add(op.struct)
+    texts = {
+        "Operators.h": HEADER + """#pragma once
+
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+#include "aten/Tensor.h"
+#include "registration/Dispatcher.h"
+
+namespace at {
+namespace _ops {
+
+%s
+}  // namespace _ops
+}  // namespace at
+""" % emit_operators(ops),
+        "Functions.h": HEADER + """#pragma once
+
+#include "aten/Operators.h"
+#include "aten/TensorOptions.h"
+
+namespace at {
+
+%s
+}  // namespace at
+
+#include "aten/TensorMethods.h"
+""" % emit_functions(ops),
+        "TensorMethods.inc": HEADER + emit_method_decls(ops),
+        "TensorMethods.h": HEADER + """#pragma once
+
+#include "aten/Operators.h"
+
+namespace at {
+
+%s
+}  // namespace at
+""" % emit_method_defs(ops),
+        "RegisterSchemas.cc": emit_registrations(ops),
+    }
+    for path in outputs:
+        name = os.path.basename(path)
+        with open(path, "w") as f:
+            f.write(texts[name])
+
+
+if __name__ == "__main__":
+    main()

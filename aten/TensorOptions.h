@@ -22,6 +22,18 @@ using c10::DeviceType;
 using c10::kCPU;
 using c10::kCUDA;
 using c10::ScalarType;
+using c10::kBFloat16;
+using c10::kBool;
+using c10::kByte;
+using c10::kChar;
+using c10::kDouble;
+using c10::kFloat;
+using c10::kHalf;
+using c10::kInt;
+using c10::kLong;
+using c10::kShort;
+using c10::BFloat16;
+using c10::Half;
 
 // at::TensorOptions
 class TensorOptions {

@@ -8,4 +8,14 @@
 
 namespace torch {
 using namespace at;  // NOLINT: libtorch exposes at:: names under torch::
+
+// torch's dtype spellings (torch/types.h in libtorch).
+constexpr auto kUInt8 = at::kByte;
+constexpr auto kInt8 = at::kChar;
+constexpr auto kInt16 = at::kShort;
+constexpr auto kInt32 = at::kInt;
+constexpr auto kInt64 = at::kLong;
+constexpr auto kFloat16 = at::kHalf;
+constexpr auto kFloat32 = at::kFloat;
+constexpr auto kFloat64 = at::kDouble;
 }  // namespace torch

@@ -186,7 +186,18 @@ ResolvedKernel OperatorEntry::resolve(const Dispatcher& dispatcher,
     auto it = kernels_.find(k);
     return it == kernels_.end() || it->second.empty() ? nullptr : &it->second.front();
   };
-  if (key == DispatchKey::Undefined) return {};
+  if (key == DispatchKey::Undefined) {
+    // A call with no key (a factory without a tensor argument or a
+    // BackendSelect kernel) can still run a composite kernel, which
+    // dispatches again on what it creates. As in PyTorch.
+    if (const auto* k = first(DispatchKey::CompositeExplicitAutograd)) {
+      return {k, "CompositeExplicitAutograd kernel"};
+    }
+    if (const auto* k = first(DispatchKey::CompositeImplicitAutograd)) {
+      return {k, "CompositeImplicitAutograd (catch-all) kernel"};
+    }
+    return {};
+  }
   if (const auto* k = first(key)) return {k, "kernel"};
   const bool is_autograd =
       toFunctionalityKey(key) == DispatchKey::AutogradFunctionality;

@@ -1,18 +1,12 @@
 // The Scalar overloads of the arithmetic ops: the scalar becomes a 0-dim
 // "wrapped number" tensor, which type promotion treats as a Python number,
 // then the Tensor overload runs.
-#include "aten/Functions.h"
+#include "aten/ScalarOps.h"
 #include "registration/library.h"
 
 namespace at {
 namespace native {
 namespace {
-
-Tensor wrapped_scalar_tensor(const Scalar& s, Device device) {
-  Tensor t = at::scalar_tensor(s, at::TensorOptions().dtype(s.type()).device(device));
-  t.unsafeGetTensorImpl()->set_wrapped_number(true);
-  return t;
-}
 
 Tensor add_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {
   return at::add(self, wrapped_scalar_tensor(other, self.device()), alpha);

@@ -4,6 +4,7 @@
 
 #include "aten/Functions.h"
 #include "aten/Tensor.h"
+#include "aten/TensorOperators.h"
 #include "aten/TensorOptions.h"
 #include "c10/core/Scalar.h"
 #include "c10/core/ScalarType.h"

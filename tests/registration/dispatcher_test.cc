@@ -296,6 +296,16 @@ TEST(Dispatcher, ListsOperatorsAndForgetsRemovedOnes) {
                    .has_value());
 }
 
+TEST(Dispatcher, CallsWithNoTensorArgumentRunACompositeKernel) {
+  Library def(Library::DEF, "d15", std::nullopt, __FILE__, __LINE__);
+  def.def("make(int n) -> int", [](int64_t n) { return n + 1; });  // catch-all
+  EXPECT_EQ(c10::Dispatcher::singleton()
+                .findSchemaOrThrow("d15::make", "")
+                .typed<int64_t(int64_t)>()
+                .call(41),
+            42);
+}
+
 TEST(Dispatcher, SchemaOnlyCallsWithNoTensorArgumentReachBackendSelect) {
   Library def(Library::DEF, "d13", std::nullopt, __FILE__, __LINE__);
   def.def("make(int n) -> int");

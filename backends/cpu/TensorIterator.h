@@ -33,6 +33,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <type_traits>
 
 #include "aten/Tensor.h"
 #include "c10/core/ScalarType.h"
@@ -56,14 +57,15 @@ class DimVector {
   int64_t& operator[](size_t i) { return data()[i]; }
   int64_t operator[](size_t i) const { return data()[i]; }
   c10::IntArrayRef ref() const { return c10::IntArrayRef(data(), size_); }
-  // Sets the size, keeping the first min(old, new) values; new ones are 0.
+  // Sets the size, keeping the first min(old, new) values; new ones are
+  // uninitialized.
   void resize(size_t n);
   void assign(c10::IntArrayRef values);
 
  private:
   size_t size_ = 0;
   size_t capacity_ = kInline;
-  int64_t inline_[kInline] = {};
+  int64_t inline_[kInline];  // only [0, size_) is ever read
   std::unique_ptr<int64_t[]> heap_;
 };
 
@@ -184,7 +186,7 @@ class TensorIterator {
 
   // Output `i` as the caller sees it: the given tensor, or the one that was
   // allocated (not the temporary the loop may have written to).
-  const at::Tensor& output(size_t i = 0) const { return results_[i]; }
+  const at::Tensor& output(size_t i = 0) const { return *results_[i]; }
 
   // ember::cpu::TensorIterator::for_each
   //
@@ -205,6 +207,7 @@ class TensorIterator {
   void compute_types(const TensorIteratorConfig& config);
   void prepare_outputs(const TensorIteratorConfig& config);
   void prepare_inputs();
+  bool all_contiguous_full_shape();
   void compute_strides();
   void reorder_dimensions();
   void coalesce_dimensions();
@@ -218,17 +221,25 @@ class TensorIterator {
   bool ran_ = false;
   c10::ScalarType common_dtype_ = c10::ScalarType::Undefined;
   c10::ScalarType dtypes_[kMaxOperands] = {};
-  // The tensors the loop reads and writes (inputs may be converted copies,
-  // outputs temporaries of the compute dtype).
-  at::Tensor operands_[kMaxOperands];
-  // What the caller gets back, and where a temporary output is copied to.
-  at::Tensor results_[kMaxOperands];
+  // Note [Borrowed operands]
+  // ~~~~~~~~~~~~~~~~~~~~~~~~
+  // The caller's tensors outlive the iterator, so it points at them instead
+  // of holding references: a reference count is two atomic operations per
+  // tensor, a fair share of a one-element add. Only what the iterator makes
+  // (an allocated output, a temporary output of the compute dtype, a
+  // converted input) is owned, in owned_.
+  // tensors_[k]: the tensor the loop reads or writes for operand k.
+  const at::Tensor* tensors_[kMaxOperands] = {};
+  // results_[i]: output i as the caller sees it; when it differs from
+  // tensors_[i], the loop's result is copied into it at the end.
+  const at::Tensor* results_[kMaxOperands] = {};
+  at::Tensor owned_[kMaxOperands];
   char* data_[kMaxOperands] = {};
   DimVector shape_;
   DimVector sizes_;  // per iteration dimension, innermost first
   DimVector strides_[kMaxOperands];  // bytes, same order as sizes_
-  // Converted 0-dim inputs live here instead of in a new tensor.
-  alignas(16) char scalar_buffers_[kMaxOperands][16] = {};
+  // Converted one-element inputs live here instead of in a new tensor.
+  alignas(16) char scalar_buffers_[kMaxOperands][16];
 };
 
 }  // namespace ember::cpu

@@ -1,0 +1,94 @@
+// backends/cpu/kernels.h — the CPU plugin's kernels, as plain C++ functions.
+//
+// Each function is registered for DispatchKey::CPU under the aten operator
+// named in its comment (see kernels_*.cc); its C++ type is exactly the one
+// the dispatcher checks against the schema. Programs call them through
+// at::add, Tensor::add_, … ; tests of the plugin may call them directly:
+//
+//   at::Tensor c = ember::cpu::add(a, b, /*alpha=*/1);
+//
+// Every kernel takes CPU tensors of any strides (broadcast and
+// non-contiguous included) and follows PyTorch's type promotion. Errors
+// throw c10::Error. Kernels do not bump version counters (the
+// ADInplaceOrView layer does, as in PyTorch).
+#pragma once
+
+#include <optional>
+
+#include "aten/Tensor.h"
+#include "c10/core/Device.h"
+#include "c10/core/Layout.h"
+#include "c10/core/MemoryFormat.h"
+#include "c10/core/Scalar.h"
+#include "c10/core/ScalarType.h"
+#include "c10/util/ArrayRef.h"
+
+namespace ember::cpu {
+
+// ---- arithmetic (kernels_pointwise.cc) -------------------------------------
+// add: self + alpha * other. Bool tensors: logical or (with alpha true).
+at::Tensor add(const at::Tensor& self, const at::Tensor& other,
+               const c10::Scalar& alpha);                        // add.Tensor
+at::Tensor& add_out(const at::Tensor& self, const at::Tensor& other,
+                    const c10::Scalar& alpha, at::Tensor& out);  // add.out
+at::Tensor& add_(at::Tensor& self, const at::Tensor& other,
+                 const c10::Scalar& alpha);                      // add_.Tensor
+
+// sub: self - alpha * other. Bool tensors are refused, as in PyTorch.
+at::Tensor sub(const at::Tensor& self, const at::Tensor& other,
+               const c10::Scalar& alpha);                        // sub.Tensor
+at::Tensor& sub_out(const at::Tensor& self, const at::Tensor& other,
+                    const c10::Scalar& alpha, at::Tensor& out);  // sub.out
+at::Tensor& sub_(at::Tensor& self, const at::Tensor& other,
+                 const c10::Scalar& alpha);                      // sub_.Tensor
+
+// mul: self * other. Bool tensors: logical and.
+at::Tensor mul(const at::Tensor& self, const at::Tensor& other);  // mul.Tensor
+at::Tensor& mul_out(const at::Tensor& self, const at::Tensor& other,
+                    at::Tensor& out);                             // mul.out
+at::Tensor& mul_(at::Tensor& self, const at::Tensor& other);      // mul_.Tensor
+
+// div: true division; integral and bool inputs give Float.
+at::Tensor div(const at::Tensor& self, const at::Tensor& other);  // div.Tensor
+at::Tensor& div_out(const at::Tensor& self, const at::Tensor& other,
+                    at::Tensor& out);                             // div.out
+at::Tensor& div_(at::Tensor& self, const at::Tensor& other);      // div_.Tensor
+
+// ---- unary (kernels_pointwise.cc) ------------------------------------------
+at::Tensor neg(const at::Tensor& self);   // neg; not for Bool
+at::Tensor abs(const at::Tensor& self);   // abs
+at::Tensor relu(const at::Tensor& self);  // relu; not for Bool
+// Integral and bool inputs give Float; Half and BFloat16 compute in float.
+at::Tensor exp(const at::Tensor& self);   // exp
+at::Tensor log(const at::Tensor& self);   // log
+at::Tensor sqrt(const at::Tensor& self);  // sqrt
+
+// ---- comparisons (kernels_pointwise.cc): Bool results ----------------------
+at::Tensor eq(const at::Tensor& self, const at::Tensor& other);  // eq.Tensor
+at::Tensor lt(const at::Tensor& self, const at::Tensor& other);  // lt.Tensor
+at::Tensor gt(const at::Tensor& self, const at::Tensor& other);  // gt.Tensor
+
+// ---- fill and copy (kernels_copy.cc) ---------------------------------------
+// Every element of self becomes `value` (checked conversion: a value the
+// dtype cannot hold throws). Allowed on expanded tensors.
+at::Tensor& fill_(at::Tensor& self, const c10::Scalar& value);  // fill_.Scalar
+// self = src broadcast to self's shape, converted to self's dtype. src may
+// alias or overlap self. non_blocking has no effect on the CPU.
+at::Tensor& copy_(at::Tensor& self, const at::Tensor& src,
+                  bool non_blocking);                            // copy_
+
+// ---- factories (kernels_factory.cc) -----------------------------------------
+// dtype defaults to Float; layout must be Strided, device the CPU,
+// pin_memory false; memory_format Contiguous (default) or ChannelsLast (4-d).
+at::Tensor empty(c10::IntArrayRef size, std::optional<c10::ScalarType> dtype,
+                 std::optional<c10::Layout> layout,
+                 std::optional<c10::Device> device,
+                 std::optional<bool> pin_memory,
+                 std::optional<c10::MemoryFormat> memory_format);  // empty.memory_format
+at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
+                         std::optional<c10::ScalarType> dtype,
+                         std::optional<c10::Layout> layout,
+                         std::optional<c10::Device> device,
+                         std::optional<bool> pin_memory);          // empty_strided
+
+}  // namespace ember::cpu

@@ -1,0 +1,186 @@
+// The CPU plugin's factories (empty, empty_strided) and the allocation and
+// resizing helpers the other kernels use.
+#include <algorithm>
+#include <cstring>
+#include <utility>
+
+#include "backends/cpu/kernels.h"
+#include "backends/cpu/tensor_utils.h"
+#include "c10/core/CPUAllocator.h"
+#include "c10/core/DispatchKeySet.h"
+#include "c10/core/Storage.h"
+#include "c10/core/StorageImpl.h"
+#include "c10/core/TensorImpl.h"
+#include "c10/util/Exception.h"
+#include "registration/library.h"
+
+namespace ember::cpu {
+namespace {
+
+void check_sizes(c10::IntArrayRef sizes, const char* op) {
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    TORCH_CHECK(sizes[d] >= 0, op, ": sizes must be non-negative, but got ",
+                sizes, " (size ", sizes[d], " at dimension ", d,
+                "). Pass sizes >= 0.");
+  }
+}
+
+void check_dtype(c10::ScalarType dtype, const char* op) {
+  TORCH_CHECK(dtype != c10::ScalarType::Undefined &&
+                  dtype != c10::ScalarType::NumOptions,
+              op, ": expected a dtype such as Float or Long, but got ", dtype,
+              ". Pass the dtype of the elements to allocate.");
+}
+
+// numel * itemsize for `sizes`, refusing products that overflow.
+size_t contiguous_nbytes(c10::IntArrayRef sizes, c10::ScalarType dtype,
+                         const char* op) {
+  uint64_t bytes = c10::elementSize(dtype);
+  for (int64_t s : sizes) {
+    TORCH_CHECK(!__builtin_mul_overflow(bytes, static_cast<uint64_t>(s), &bytes) &&
+                    bytes <= static_cast<uint64_t>(INT64_MAX),
+                op, ": a tensor of sizes ", sizes, " and dtype ", dtype,
+                " needs more bytes than a 64-bit size holds. Use smaller "
+                "sizes.");
+  }
+  return static_cast<size_t>(bytes);
+}
+
+at::Tensor make_tensor(size_t nbytes, c10::ScalarType dtype) {
+  c10::Storage storage(c10::make_intrusive<c10::StorageImpl>(
+      c10::StorageImpl::use_byte_size_t(), nbytes, c10::GetCPUAllocator(),
+      /*resizable=*/true));
+  return at::Tensor(c10::make_intrusive<c10::TensorImpl>(
+      std::move(storage), c10::DispatchKeySet(c10::DispatchKey::CPU), dtype));
+}
+
+void check_options(const char* op, std::optional<c10::Layout> layout,
+                   std::optional<c10::Device> device,
+                   std::optional<bool> pin_memory) {
+  TORCH_CHECK(!layout.has_value() || *layout == c10::Layout::Strided, op,
+              ": the CPU backend makes strided tensors only, but layout ",
+              static_cast<int>(*layout), " was requested. Pass "
+              "layout=Strided or leave it unset.");
+  TORCH_CHECK(!device.has_value() || device->is_cpu(), op,
+              ": this is the CPU backend's kernel, but device ", *device,
+              " was requested. Pass device=cpu, or use that device's "
+              "backend.");
+  TORCH_CHECK(!pin_memory.value_or(false), op, ": pin_memory=true asks for "
+              "page-locked memory for fast copies to a GPU, which this build "
+              "does not provide. Pass pin_memory=false.");
+}
+
+}  // namespace
+
+at::Tensor empty_cpu(c10::IntArrayRef sizes, c10::ScalarType dtype,
+                     const char* op) {
+  check_sizes(sizes, op);
+  check_dtype(dtype, op);
+  at::Tensor t = make_tensor(contiguous_nbytes(sizes, dtype, op), dtype);
+  if (!sizes.empty()) t.unsafeGetTensorImpl()->set_sizes_contiguous(sizes);
+  return t;
+}
+
+at::Tensor empty_strided_cpu(c10::IntArrayRef sizes, c10::IntArrayRef strides,
+                             c10::ScalarType dtype, const char* op) {
+  TORCH_CHECK(sizes.size() == strides.size(), op, ": got ", sizes.size(),
+              " sizes ", sizes, " but ", strides.size(), " strides ", strides,
+              "; pass one stride per dimension.");
+  check_sizes(sizes, op);
+  check_dtype(dtype, op);
+  uint64_t last = 0;  // offset of the last element, in elements
+  bool empty = false;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    TORCH_CHECK(strides[d] >= 0, op, ": strides must be non-negative, but got ",
+                strides, " (stride ", strides[d], " at dimension ", d, ").");
+    empty = empty || sizes[d] == 0;
+    uint64_t step = 0;
+    TORCH_CHECK(sizes[d] == 0 ||
+                    (!__builtin_mul_overflow(static_cast<uint64_t>(sizes[d] - 1),
+                                             static_cast<uint64_t>(strides[d]), &step) &&
+                     !__builtin_add_overflow(last, step, &last)),
+                op, ": sizes ", sizes, " with strides ", strides,
+                " reach further than a 64-bit size holds. Use smaller sizes.");
+  }
+  const int64_t elements = empty ? 0 : static_cast<int64_t>(last) + 1;
+  at::Tensor t = make_tensor(contiguous_nbytes({elements}, dtype, op), dtype);
+  t.unsafeGetTensorImpl()->set_sizes_and_strides(sizes, strides, 0);
+  return t;
+}
+
+bool resize_output(const at::Tensor& out, c10::IntArrayRef shape, const char* op) {
+  if (out.sizes() == shape) return false;
+  check_sizes(shape, op);
+  if (out.numel() != 0) {
+    TORCH_WARN(op, ": an output with one or more elements was resized since "
+               "it had shape ", out.sizes(), ", which does not match the "
+               "required output shape ", shape, ". This is deprecated, as in "
+               "PyTorch; to reuse an output, pass one of the right shape or "
+               "resize it to zero elements first.");
+  }
+  c10::TensorImpl* impl = out.unsafeGetTensorImpl();
+  const size_t needed =
+      contiguous_nbytes(shape, out.scalar_type(), op) +
+      static_cast<size_t>(out.storage_offset()) * out.itemsize();
+  const c10::Storage& storage = impl->storage();
+  if (storage.nbytes() < needed) {
+    TORCH_CHECK(storage.resizable(), op, ": the output needs ", needed,
+                " bytes to be resized to ", shape, " but its storage holds ",
+                storage.nbytes(), " and is not resizable (it wraps memory "
+                "Ember does not own). Pass an output of shape ", shape, ".");
+    c10::Allocator* allocator =
+        storage.allocator() != nullptr ? storage.allocator() : c10::GetCPUAllocator();
+    c10::DataPtr fresh = allocator->allocate(needed);
+    if (storage.nbytes() > 0 && storage.data() != nullptr) {
+      std::memcpy(fresh.get(), storage.data(), storage.nbytes());
+    }
+    storage.set_data_ptr_noswap(std::move(fresh));
+    storage.set_nbytes(needed);
+  }
+  impl->set_sizes_contiguous(shape);
+  return true;
+}
+
+// ---- registered kernels ---------------------------------------------------------
+
+at::Tensor empty(c10::IntArrayRef size, std::optional<c10::ScalarType> dtype,
+                 std::optional<c10::Layout> layout,
+                 std::optional<c10::Device> device,
+                 std::optional<bool> pin_memory,
+                 std::optional<c10::MemoryFormat> memory_format) {
+  check_options("empty", layout, device, pin_memory);
+  // c10 has no default-dtype setting yet: the default is Float.
+  const c10::ScalarType st = dtype.value_or(c10::kFloat);
+  const c10::MemoryFormat format =
+      memory_format.value_or(c10::MemoryFormat::Contiguous);
+  if (format == c10::MemoryFormat::Contiguous) return empty_cpu(size, st, "empty");
+  TORCH_CHECK(format == c10::MemoryFormat::ChannelsLast, "empty: memory format ",
+              format, " is not supported for a new tensor (there is no input "
+              "whose layout to preserve). Pass Contiguous or ChannelsLast.");
+  TORCH_CHECK(size.size() == 4, "empty: memory format ChannelsLast needs 4 "
+              "sizes (N, C, H, W), but got ", size, ". Pass 4 sizes or use "
+              "Contiguous.");
+  check_sizes(size, "empty");
+  // NHWC: C varies fastest, then W, then H, then N.
+  const int64_t c = std::max<int64_t>(size[1], 1);
+  const int64_t w = std::max<int64_t>(size[3], 1);
+  const int64_t h = std::max<int64_t>(size[2], 1);
+  const int64_t strides[4] = {h * w * c, 1, w * c, c};
+  return empty_strided_cpu(size, strides, st, "empty");
+}
+
+at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
+                         std::optional<c10::ScalarType> dtype,
+                         std::optional<c10::Layout> layout,
+                         std::optional<c10::Device> device,
+                         std::optional<bool> pin_memory) {
+  check_options("empty_strided", layout, device, pin_memory);
+  return empty_strided_cpu(size, stride, dtype.value_or(c10::kFloat));
+}
+
+}  // namespace ember::cpu
+
+TORCH_LIBRARY_IMPL(aten, CPU, m) {
+  m.impl("empty.memory_format", TORCH_FN(ember::cpu::empty));
+  m.impl("empty_strided", TORCH_FN(ember::cpu::empty_strided));
+}

@@ -1,0 +1,238 @@
+// mm, bmm, addmm and mm.out on the CPU: oneDNN's matmul for float32, plain
+// loops for float64. Inputs are wrapped in place (oneDNN reads any row- or
+// column-major strides), never copied, and primitives are cached per shape.
+#include <cstring>
+#include <unordered_map>
+
+#include <dnnl.hpp>
+
+#include "aten/Functions.h"
+#include "registration/library.h"
+
+namespace at {
+namespace native {
+namespace cpu {
+namespace {
+
+// ---------------------------------------------------------------- checks
+
+void check_mm(const Tensor& a, const Tensor& b, int64_t dim, const char* where) {
+  TORCH_CHECK(a.dim() == dim && b.dim() == dim, where, ": expected ", dim,
+              "-d tensors, but got ", a.dim(), "-d and ", b.dim(), "-d.");
+  TORCH_CHECK(a.size(-1) == b.size(-2), where, ": mat1 and mat2 shapes cannot be "
+              "multiplied (", a.size(-2), "x", a.size(-1), " and ", b.size(-2), "x",
+              b.size(-1), ").");
+  TORCH_CHECK(dim == 2 || a.size(0) == b.size(0), where, ": batch sizes differ: ",
+              a.size(0), " and ", b.size(0), ".");
+  TORCH_CHECK(a.scalar_type() == b.scalar_type(), where, ": expected both "
+              "matrices to have the same dtype, but got ", a.scalar_type(),
+              " and ", b.scalar_type(), ".");
+  TORCH_CHECK(a.scalar_type() == ScalarType::Float || a.scalar_type() == ScalarType::Double,
+              where, ": dtype ", a.scalar_type(), " is not supported yet on CPU; "
+              "use float32 or float64 (convert with .to()).");
+}
+
+// oneDNN (and the plain loop) read a matrix whose last two dims are row- or
+// column-major with positive strides; anything else (e.g. expanded, stride
+// 0) is made contiguous first.
+Tensor usable(const Tensor& t) {
+  const int64_t r = t.stride(-2), c = t.stride(-1);
+  const bool row_major = c == 1 && r >= std::max<int64_t>(t.size(-1), 1);
+  const bool col_major = r == 1 && c >= std::max<int64_t>(t.size(-2), 1);
+  bool batch_ok = true;
+  if (t.dim() == 3) batch_ok = t.stride(0) > 0 || t.size(0) == 1;
+  return (row_major || col_major) && batch_ok ? t : t.contiguous();
+}
+
+// ---------------------------------------------------------------- oneDNN
+
+dnnl::engine& engine() {
+  static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  return eng;
+}
+
+struct Key {
+  int64_t v[16];
+  bool operator==(const Key& o) const { return std::memcmp(v, o.v, sizeof(v)) == 0; }
+};
+struct KeyHash {
+  size_t operator()(const Key& k) const {
+    size_t h = 1469598103934665603ull;
+    for (int64_t x : k.v) h = (h ^ static_cast<size_t>(x)) * 1099511628211ull;
+    return h;
+  }
+};
+
+dnnl::memory::desc desc3(int64_t b, int64_t rows, int64_t cols, const Tensor& t) {
+  const int64_t bs = t.dim() == 3 ? t.stride(0) : rows * cols;
+  return dnnl::memory::desc({b, rows, cols}, dnnl::memory::data_type::f32,
+                            {b == 1 ? rows * cols : bs, t.stride(-2), t.stride(-1)});
+}
+
+// out[b] = alpha * a[b] @ w[b] (+ bias), float32, via a cached primitive.
+void onednn_matmul(const Tensor& a, const Tensor& w, const Tensor* bias,
+                   float alpha, Tensor& out) {
+  const int64_t B = a.dim() == 3 ? a.size(0) : 1;
+  const int64_t M = a.size(-2), K = a.size(-1), N = w.size(-1);
+  Key key{};
+  int64_t* k = key.v;
+  *k++ = B; *k++ = M; *k++ = K; *k++ = N;
+  *k++ = a.dim() == 3 ? a.stride(0) : 0; *k++ = a.stride(-2); *k++ = a.stride(-1);
+  *k++ = w.dim() == 3 ? w.stride(0) : 0; *k++ = w.stride(-2); *k++ = w.stride(-1);
+  *k++ = bias ? 1 + bias->dim() : 0;
+  *k++ = bias && bias->dim() > 0 ? bias->stride(-1) : 0;
+  *k++ = bias && bias->dim() > 1 ? bias->stride(-2) : 0;
+  int32_t alpha_bits;
+  std::memcpy(&alpha_bits, &alpha, sizeof(alpha));
+  *k++ = alpha_bits;
+
+  // Creating a primitive costs far more than running a small one: each
+  // thread keeps the ones it made (no lock), bounded in number.
+  thread_local std::unordered_map<Key, std::pair<dnnl::matmul, dnnl::memory::desc>, KeyHash>
+      cache;
+  auto it = cache.find(key);
+  const dnnl::memory::desc a_md = desc3(B, M, K, a);
+  const dnnl::memory::desc w_md = desc3(B, K, N, w);
+  const dnnl::memory::desc c_md({B, M, N}, dnnl::memory::data_type::f32,
+                                {M * N, N, 1});
+  dnnl::memory::desc bias_md;
+  if (bias) {
+    // bias is [N] (broadcast over rows) or [M, N].
+    if (bias->dim() == 1) {
+      bias_md = dnnl::memory::desc({1, 1, N}, dnnl::memory::data_type::f32,
+                                   {N, N, bias->stride(0)});
+    } else {
+      bias_md = dnnl::memory::desc({1, M, N}, dnnl::memory::data_type::f32,
+                                   {M * N, bias->stride(0), bias->stride(1)});
+    }
+  }
+  if (it == cache.end()) {
+    if (cache.size() > 256) cache.clear();
+    dnnl::primitive_attr attr;
+    if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
+    auto desc = bias ? dnnl::matmul::desc(a_md, w_md, bias_md, c_md)
+                     : dnnl::matmul::desc(a_md, w_md, c_md);
+    dnnl::matmul::primitive_desc pd(desc, attr, engine());
+    it = cache.emplace(key, std::make_pair(dnnl::matmul(pd), c_md)).first;
+  }
+  thread_local dnnl::stream stream(engine());
+  dnnl::memory a_mem(a_md, engine(), a.data_ptr());
+  dnnl::memory w_mem(w_md, engine(), w.data_ptr());
+  dnnl::memory c_mem(c_md, engine(), out.data_ptr());
+  std::unordered_map<int, dnnl::memory> args{
+      {DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, w_mem}, {DNNL_ARG_DST, c_mem}};
+  if (bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory(bias_md, engine(), bias->data_ptr()));
+  it->second.first.execute(stream, args);
+  stream.wait();
+}
+
+// ---------------------------------------------------------------- plain
+
+template <typename T>
+void plain_matmul(const Tensor& a, const Tensor& w, double alpha, Tensor& out) {
+  const int64_t B = a.dim() == 3 ? a.size(0) : 1;
+  const int64_t M = a.size(-2), K = a.size(-1), N = w.size(-1);
+  const T* pa = static_cast<const T*>(a.data_ptr());
+  const T* pw = static_cast<const T*>(w.data_ptr());
+  T* pc = static_cast<T*>(out.data_ptr());
+  const int64_t as0 = a.dim() == 3 ? a.stride(0) : 0, as1 = a.stride(-2), as2 = a.stride(-1);
+  const int64_t ws0 = w.dim() == 3 ? w.stride(0) : 0, ws1 = w.stride(-2), ws2 = w.stride(-1);
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t i = 0; i < M; ++i) {
+      T* row = pc + (b * M + i) * N;
+      for (int64_t j = 0; j < N; ++j) row[j] = 0;
+      for (int64_t kk = 0; kk < K; ++kk) {
+        const T x = pa[b * as0 + i * as1 + kk * as2] * static_cast<T>(alpha);
+        const T* wr = pw + b * ws0 + kk * ws1;
+        for (int64_t j = 0; j < N; ++j) row[j] += x * wr[j * ws2];
+      }
+    }
+  }
+}
+
+// out (contiguous, right shape) = alpha * a @ w (+ bias when float32).
+void matmul_into(const Tensor& a_in, const Tensor& w_in, const Tensor* bias,
+                 double alpha, Tensor& out) {
+  if (out.numel() == 0) return;
+  if (a_in.size(-1) == 0) {  // K == 0: a sum of nothing
+    out.zero_();
+    if (bias) out.add_(*bias);
+    return;
+  }
+  const Tensor a = usable(a_in);
+  const Tensor w = usable(w_in);
+  if (a.scalar_type() == ScalarType::Float) {
+    onednn_matmul(a, w, bias, static_cast<float>(alpha), out);
+    return;
+  }
+  plain_matmul<double>(a, w, alpha, out);
+  if (bias) out.add_(*bias);
+}
+
+// ---------------------------------------------------------------- kernels
+
+Tensor mm(const Tensor& self, const Tensor& mat2) {
+  check_mm(self, mat2, 2, "mm");
+  Tensor out = at::empty({self.size(0), mat2.size(1)}, self.options());
+  matmul_into(self, mat2, nullptr, 1.0, out);
+  return out;
+}
+
+Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
+  check_mm(self, mat2, 2, "mm.out");
+  TORCH_CHECK(out.scalar_type() == self.scalar_type(), "mm.out: out has dtype ",
+              out.scalar_type(), " but the inputs are ", self.scalar_type(), ".");
+  TORCH_CHECK(out.dim() == 2 && out.size(0) == self.size(0) &&
+                  out.size(1) == mat2.size(1) && out.is_contiguous(),
+              "mm.out: out must be a contiguous [", self.size(0), ", ",
+              mat2.size(1), "] tensor, but has sizes ", out.sizes(), ".");
+  matmul_into(self, mat2, nullptr, 1.0, out);
+  return out;
+}
+
+Tensor bmm(const Tensor& self, const Tensor& mat2) {
+  check_mm(self, mat2, 3, "bmm");
+  Tensor out = at::empty({self.size(0), self.size(1), mat2.size(2)}, self.options());
+  matmul_into(self, mat2, nullptr, 1.0, out);
+  return out;
+}
+
+// out = beta * self + alpha * (mat1 @ mat2). With beta == alpha == 1 and a
+// bias of shape [N] or [M, N] (linear's case), the bias is fused into
+// oneDNN's matmul.
+Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2,
+             const Scalar& beta, const Scalar& alpha) {
+  check_mm(mat1, mat2, 2, "addmm");
+  const int64_t M = mat1.size(0), N = mat2.size(1);
+  TORCH_CHECK(self.scalar_type() == mat1.scalar_type(), "addmm: self has dtype ",
+              self.scalar_type(), " but the matrices are ", mat1.scalar_type(), ".");
+  // oneDNN applies its output scale after adding the bias, so only
+  // alpha == 1 can fuse: scale * (a @ w + bias) != alpha * (a @ w) + bias.
+  const bool fusable =
+      beta.toDouble() == 1.0 && alpha.toDouble() == 1.0 &&
+      ((self.dim() == 1 && self.size(0) == N) ||
+       (self.dim() == 2 && self.size(0) == M && self.size(1) == N));
+  TORCH_CHECK(fusable || self.dim() <= 2, "addmm: self must broadcast to [", M,
+              ", ", N, "], but has sizes ", self.sizes(), ".");
+  Tensor out = at::empty({M, N}, mat1.options());
+  if (fusable && mat1.scalar_type() == ScalarType::Float && mat1.size(1) > 0) {
+    const Tensor bias = self.stride(-1) == 1 ? self : self.contiguous();
+    matmul_into(mat1, mat2, &bias, 1.0, out);
+    return out;
+  }
+  matmul_into(mat1, mat2, nullptr, alpha.toDouble(), out);
+  if (beta.toDouble() != 0.0) out.add_(self.expand({M, N}), beta);
+  return out;
+}
+
+}  // namespace
+}  // namespace cpu
+}  // namespace native
+}  // namespace at
+
+TORCH_LIBRARY_IMPL(aten, CPU, m) {
+  m.impl("mm", TORCH_FN(at::native::cpu::mm));
+  m.impl("mm.out", TORCH_FN(at::native::cpu::mm_out));
+  m.impl("bmm", TORCH_FN(at::native::cpu::bmm));
+  m.impl("addmm", TORCH_FN(at::native::cpu::addmm));
+}

@@ -3,10 +3,8 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cstring>
 #include <utility>
 
-#include "backends/cpu/kernels.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
 
@@ -14,19 +12,12 @@ namespace ember::cpu {
 
 // ---- DimVector --------------------------------------------------------------
 
-void DimVector::resize(size_t n) {
-  if (n > capacity_) {
-    std::unique_ptr<int64_t[]> fresh(new int64_t[n]);
-    std::copy_n(data(), size_, fresh.get());
-    heap_ = std::move(fresh);
-    capacity_ = n;
-  }
-  size_ = n;
-}
-
-void DimVector::assign(c10::IntArrayRef values) {
-  resize(values.size());
-  std::copy(values.begin(), values.end(), data());
+void DimVector::grow(size_t n) {
+  std::unique_ptr<int64_t[]> fresh(new int64_t[n]);
+  std::copy_n(data_, size_, fresh.get());
+  heap_ = std::move(fresh);
+  data_ = heap_.get();
+  capacity_ = n;
 }
 
 // ---- type promotion -----------------------------------------------------------
@@ -62,6 +53,17 @@ c10::ScalarType combine_categories(c10::ScalarType higher, c10::ScalarType lower
 // float64 tensor is float64, float32 tensor + 0-dim float64 tensor is
 // float32, float16 tensor + 2.5 is float16, bool tensor + 2 is int64.
 c10::ScalarType result_type(c10::ArrayRef<const at::Tensor*> tensors) {
+  // Fast path: one dtype and no wrapped numbers promote to that dtype.
+  if (!tensors.empty() && tensors[0]->defined()) {
+    const c10::ScalarType first = tensors[0]->scalar_type();
+    bool uniform = true;
+    for (const at::Tensor* t : tensors) {
+      const c10::TensorImpl* impl = t->unsafeGetTensorImpl();
+      uniform = uniform && impl != nullptr && impl->scalar_type() == first &&
+                !impl->is_wrapped_number();
+    }
+    if (uniform) return first;
+  }
   c10::ScalarType dim_result = c10::ScalarType::Undefined;
   c10::ScalarType zero_dim_result = c10::ScalarType::Undefined;
   c10::ScalarType wrapped_result = c10::ScalarType::Undefined;
@@ -86,22 +88,6 @@ bool can_cast(c10::ScalarType from, c10::ScalarType to) {
     return false;
   }
   return from == c10::ScalarType::Bool || to != c10::ScalarType::Bool;
-}
-
-// ---- config -----------------------------------------------------------------
-
-TensorIteratorConfig& TensorIteratorConfig::add_output(const at::Tensor& output) {
-  TORCH_INTERNAL_ASSERT(num_inputs_ == 0, op_name_, ": outputs go before inputs");
-  TORCH_INTERNAL_ASSERT(num_outputs_ < kMaxOperands, op_name_, ": too many operands");
-  tensors_[num_outputs_++] = &output;
-  return *this;
-}
-
-TensorIteratorConfig& TensorIteratorConfig::add_input(const at::Tensor& input) {
-  TORCH_INTERNAL_ASSERT(num_outputs_ + num_inputs_ < kMaxOperands, op_name_,
-                        ": too many operands");
-  tensors_[num_outputs_ + num_inputs_++] = &input;
-  return *this;
 }
 
 // ---- construction -----------------------------------------------------------
@@ -130,15 +116,19 @@ std::pair<const char*, const char*> byte_range(const at::Tensor& t) {
 // Whether writing `out` element by element may change what `in` still has
 // to read: they share memory, and not as the same elements in the same order.
 bool needs_copy_before_write(const at::Tensor& in, const at::Tensor& out) {
-  if (in.numel() == 0 || out.numel() == 0) return false;
-  if (!in.storage().is_alias_of(out.storage())) return false;
+  const c10::TensorImpl* a = in.unsafeGetTensorImpl();
+  const c10::TensorImpl* b = out.unsafeGetTensorImpl();
+  if (a->storage().unsafeGetStorageImpl() != b->storage().unsafeGetStorageImpl() ||
+      a->numel() == 0 || b->numel() == 0) {
+    return false;
+  }
   if (in.data_ptr() == out.data_ptr() && in.dtype() == out.dtype() &&
       in.sizes() == out.sizes() && in.strides() == out.strides()) {
     return false;  // the same elements: each is read before it is written
   }
-  const auto a = byte_range(in);
-  const auto b = byte_range(out);
-  return a.first <= b.second && b.first <= a.second;
+  const auto read = byte_range(in);
+  const auto written = byte_range(out);
+  return read.first <= written.second && written.first <= read.second;
 }
 
 }  // namespace
@@ -167,11 +157,13 @@ bool TensorIterator::all_contiguous_full_shape() {
   }
   numel_ = 1;
   for (size_t d = 0; d < shape_.size(); ++d) numel_ *= shape_[d];
-  sizes_.assign({numel_});
+  sizes_.resize(1);
+  sizes_[0] = numel_;
   for (size_t k = 0; k < num_operands_; ++k) {
     const c10::TensorImpl* t = tensors_[k]->unsafeGetTensorImpl();
     data_[k] = static_cast<char*>(t->data());
-    strides_[k].assign({static_cast<int64_t>(t->itemsize())});
+    strides_[k].resize(1);
+    strides_[k][0] = static_cast<int64_t>(t->itemsize());
   }
   return true;
 }
@@ -463,7 +455,9 @@ bool TensorIterator::is_contiguous() const {
 // start in the middle of a row, which serial_for_each handles. Below the
 // grain, starting threads costs more than it saves. Inside an enclosing
 // OpenMP region the loop runs serially (no nested teams). A loop must not
-// throw: an exception cannot leave an OpenMP region.
+// throw: an exception cannot leave an OpenMP region. Two threads because the
+// machines the performance budget is measured on have two cores; a
+// process-wide setting (at::set_num_threads) should replace kMaxThreads.
 namespace {
 constexpr int64_t kParallelGrain = 32768;
 constexpr int kMaxThreads = 2;

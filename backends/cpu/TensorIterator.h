@@ -29,6 +29,7 @@
 // loop must not write shared state.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -38,6 +39,7 @@
 #include "aten/Tensor.h"
 #include "c10/core/ScalarType.h"
 #include "c10/util/ArrayRef.h"
+#include "c10/util/Exception.h"
 
 namespace ember::cpu {
 
@@ -47,26 +49,35 @@ class DimVector {
  public:
   static constexpr size_t kInline = 8;
 
-  DimVector() = default;
-  DimVector(const DimVector&) = delete;
+  DimVector() : data_(inline_) {}
+  DimVector(const DimVector&) = delete;  // data_ may point into the object
   DimVector& operator=(const DimVector&) = delete;
 
   size_t size() const { return size_; }
-  int64_t* data() { return heap_ ? heap_.get() : inline_; }
-  const int64_t* data() const { return heap_ ? heap_.get() : inline_; }
-  int64_t& operator[](size_t i) { return data()[i]; }
-  int64_t operator[](size_t i) const { return data()[i]; }
-  c10::IntArrayRef ref() const { return c10::IntArrayRef(data(), size_); }
+  int64_t* data() { return data_; }
+  const int64_t* data() const { return data_; }
+  int64_t& operator[](size_t i) { return data_[i]; }
+  int64_t operator[](size_t i) const { return data_[i]; }
+  c10::IntArrayRef ref() const { return c10::IntArrayRef(data_, size_); }
   // Sets the size, keeping the first min(old, new) values; new ones are
   // uninitialized.
-  void resize(size_t n);
-  void assign(c10::IntArrayRef values);
+  void resize(size_t n) {
+    if (n > capacity_) grow(n);
+    size_ = n;
+  }
+  void assign(c10::IntArrayRef values) {
+    resize(values.size());
+    std::copy(values.begin(), values.end(), data_);
+  }
 
  private:
+  void grow(size_t n);
+
+  int64_t* data_;  // inline_ or heap_
   size_t size_ = 0;
   size_t capacity_ = kInline;
-  int64_t inline_[kInline];  // only [0, size_) is ever read
   std::unique_ptr<int64_t[]> heap_;
+  int64_t inline_[kInline];  // only [0, size_) is ever read
 };
 
 // ember::cpu::result_type
@@ -95,8 +106,18 @@ class TensorIteratorConfig {
   explicit TensorIteratorConfig(const char* op_name) : op_name_(op_name) {}
 
   // An undefined output is allocated (contiguous, the broadcast shape).
-  TensorIteratorConfig& add_output(const at::Tensor& output);
-  TensorIteratorConfig& add_input(const at::Tensor& input);
+  TensorIteratorConfig& add_output(const at::Tensor& output) {
+    TORCH_INTERNAL_ASSERT(num_inputs_ == 0 && num_outputs_ < kMaxOperands,
+                          op_name_, ": outputs go first, at most ", kMaxOperands);
+    tensors_[num_outputs_++] = &output;
+    return *this;
+  }
+  TensorIteratorConfig& add_input(const at::Tensor& input) {
+    TORCH_INTERNAL_ASSERT(num_outputs_ + num_inputs_ < kMaxOperands, op_name_,
+                          ": at most ", kMaxOperands, " operands");
+    tensors_[num_outputs_ + num_inputs_++] = &input;
+    return *this;
+  }
 
   // Inputs are converted to the common dtype (default true). When false,
   // the iterator computes no common dtype and each operand keeps its own
@@ -192,7 +213,8 @@ class TensorIterator {
   //
   // Calls `loop(char** data, const int64_t* strides, int64_t n)` until every
   // element has been visited once, then writes temporaries back to their
-  // outputs. Call it exactly once. No call when there are no elements.
+  // outputs. Call it exactly once. No call when there are no elements. The
+  // loop must not throw: it may run inside an OpenMP region.
   template <typename Loop>
   void for_each(Loop&& loop) {
     auto* fn = +[](void* ctx, char** data, const int64_t* strides, int64_t n) {

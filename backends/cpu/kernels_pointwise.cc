@@ -164,6 +164,13 @@ void sub_check(const at::Tensor& self, const at::Tensor& other, const char* op) 
               "use the `~` or `logical_not()` operator instead.");
 }
 
+// An out= argument is resized as needed but must exist, as in PyTorch.
+void check_out(const at::Tensor& out, const char* op) {
+  TORCH_CHECK(out.defined(), op, ": the out tensor is undefined; pass a "
+              "defined tensor (of any shape: it is resized), or call the "
+              "functional ", op, ".");
+}
+
 // ---- shared bodies ----------------------------------------------------------------------
 
 TensorIteratorConfig binary_config(const char* op, const at::Tensor& out,
@@ -271,6 +278,7 @@ at::Tensor add(const at::Tensor& self, const at::Tensor& other, const c10::Scala
 
 at::Tensor& add_out(const at::Tensor& self, const at::Tensor& other,
                     const c10::Scalar& alpha, at::Tensor& out) {
+  check_out(out, "add");
   TensorIterator iter(binary_config("add", out, self, other));
   run_add(iter, alpha, "add");
   return out;
@@ -292,6 +300,7 @@ at::Tensor sub(const at::Tensor& self, const at::Tensor& other, const c10::Scala
 
 at::Tensor& sub_out(const at::Tensor& self, const at::Tensor& other,
                     const c10::Scalar& alpha, at::Tensor& out) {
+  check_out(out, "sub");
   sub_check(self, other, "sub");
   TensorIterator iter(binary_config("sub", out, self, other));
   run_sub(iter, alpha, "sub");
@@ -313,6 +322,7 @@ at::Tensor mul(const at::Tensor& self, const at::Tensor& other) {
 }
 
 at::Tensor& mul_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  check_out(out, "mul");
   TensorIterator iter(binary_config("mul", out, self, other));
   run_mul(iter, "mul");
   return out;
@@ -329,6 +339,7 @@ at::Tensor div(const at::Tensor& self, const at::Tensor& other) {
 }
 
 at::Tensor& div_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  check_out(out, "div");
   div_into("div", out, self, other);
   return out;
 }

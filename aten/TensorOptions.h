@@ -36,64 +36,91 @@ using c10::BFloat16;
 using c10::Half;
 
 // at::TensorOptions
+//
+// Each field is a value plus a "set" flag (not std::optional: GCC's
+// -Wmaybe-uninitialized misfires on copies of optionals under sanitizers).
 class TensorOptions {
  public:
   TensorOptions() = default;
-  /* implicit */ TensorOptions(ScalarType dtype) { dtype_ = dtype; }
-  /* implicit */ TensorOptions(Device device) { device_ = device; }
-  /* implicit */ TensorOptions(DeviceType type) { device_ = Device(type); }
-  /* implicit */ TensorOptions(Layout layout) { layout_ = layout; }
+  /* implicit */ TensorOptions(ScalarType dtype) { set_dtype(dtype); }
+  /* implicit */ TensorOptions(Device device) { set_device(device); }
+  /* implicit */ TensorOptions(DeviceType type) { set_device(Device(type)); }
+  /* implicit */ TensorOptions(Layout layout) { set_layout(layout); }
 
   TensorOptions dtype(std::optional<ScalarType> dtype) const {
     TensorOptions r = *this;
-    r.dtype_ = dtype;
+    r.has_dtype_ = dtype.has_value();
+    if (dtype) r.dtype_ = *dtype;
     return r;
   }
   TensorOptions device(std::optional<Device> device) const {
     TensorOptions r = *this;
-    r.device_ = device;
+    r.has_device_ = device.has_value();
+    if (device) r.device_ = *device;
     return r;
   }
   TensorOptions device(DeviceType type) const { return device(Device(type)); }
   TensorOptions layout(std::optional<Layout> layout) const {
     TensorOptions r = *this;
-    r.layout_ = layout;
+    r.has_layout_ = layout.has_value();
+    if (layout) r.layout_ = *layout;
     return r;
   }
   TensorOptions requires_grad(std::optional<bool> requires_grad) const {
     TensorOptions r = *this;
-    r.requires_grad_ = requires_grad;
+    r.has_requires_grad_ = requires_grad.has_value();
+    r.requires_grad_ = requires_grad.value_or(false);
     return r;
   }
   TensorOptions pinned_memory(std::optional<bool> pinned) const {
     TensorOptions r = *this;
-    r.pinned_memory_ = pinned;
+    r.has_pinned_memory_ = pinned.has_value();
+    r.pinned_memory_ = pinned.value_or(false);
     return r;
   }
 
   // The value, or the default (float32, cpu, strided, false).
-  ScalarType dtype() const { return dtype_.value_or(ScalarType::Float); }
-  Device device() const { return device_.value_or(Device(DeviceType::CPU)); }
-  Layout layout() const { return layout_.value_or(Layout::Strided); }
-  bool requires_grad() const { return requires_grad_.value_or(false); }
-  bool pinned_memory() const { return pinned_memory_.value_or(false); }
+  ScalarType dtype() const { return dtype_; }
+  Device device() const { return device_; }
+  Layout layout() const { return layout_; }
+  bool requires_grad() const { return requires_grad_; }
+  bool pinned_memory() const { return pinned_memory_; }
 
-  bool has_dtype() const { return dtype_.has_value(); }
-  bool has_device() const { return device_.has_value(); }
-  bool has_requires_grad() const { return requires_grad_.has_value(); }
+  bool has_dtype() const { return has_dtype_; }
+  bool has_device() const { return has_device_; }
+  bool has_requires_grad() const { return has_requires_grad_; }
 
-  std::optional<ScalarType> dtype_opt() const { return dtype_; }
-  std::optional<Device> device_opt() const { return device_; }
-  std::optional<Layout> layout_opt() const { return layout_; }
-  std::optional<bool> requires_grad_opt() const { return requires_grad_; }
-  std::optional<bool> pinned_memory_opt() const { return pinned_memory_; }
+  std::optional<ScalarType> dtype_opt() const {
+    return has_dtype_ ? std::optional<ScalarType>(dtype_) : std::nullopt;
+  }
+  std::optional<Device> device_opt() const {
+    return has_device_ ? std::optional<Device>(device_) : std::nullopt;
+  }
+  std::optional<Layout> layout_opt() const {
+    return has_layout_ ? std::optional<Layout>(layout_) : std::nullopt;
+  }
+  std::optional<bool> requires_grad_opt() const {
+    return has_requires_grad_ ? std::optional<bool>(requires_grad_) : std::nullopt;
+  }
+  std::optional<bool> pinned_memory_opt() const {
+    return has_pinned_memory_ ? std::optional<bool>(pinned_memory_) : std::nullopt;
+  }
 
  private:
-  std::optional<ScalarType> dtype_;
-  std::optional<Device> device_;
-  std::optional<Layout> layout_;
-  std::optional<bool> requires_grad_;
-  std::optional<bool> pinned_memory_;
+  void set_dtype(ScalarType d) { dtype_ = d; has_dtype_ = true; }
+  void set_device(Device d) { device_ = d; has_device_ = true; }
+  void set_layout(Layout l) { layout_ = l; has_layout_ = true; }
+
+  Device device_{DeviceType::CPU};
+  ScalarType dtype_ = ScalarType::Float;
+  Layout layout_ = Layout::Strided;
+  bool requires_grad_ = false;
+  bool pinned_memory_ = false;
+  bool has_dtype_ = false;
+  bool has_device_ = false;
+  bool has_layout_ = false;
+  bool has_requires_grad_ = false;
+  bool has_pinned_memory_ = false;
 };
 
 std::ostream& operator<<(std::ostream& out, const TensorOptions& options);

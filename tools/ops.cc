@@ -4,6 +4,8 @@
 //   ./bazelw run //tools:ops -- dump aten::add.Tensor   key -> kernel table
 //   ./bazelw run //tools:ops -- plugins                 loaded plugins
 //   ./bazelw run //tools:ops -- --load=PATH … list      load plugins first
+//
+// The CPU plugin is loaded first, as a program's first CPU call would.
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -65,6 +67,9 @@ int main(int argc, char** argv) {
   std::vector<std::string> args(argv + 1, argv + argc);
   size_t i = 0;
   try {
+    // The backends a program would load on first use (the CPU plugin is in
+    // this tool's runfiles), so that dumps show their kernels.
+    c10::impl::autoload_backend_plugin(c10::DeviceType::CPU);
     for (; i < args.size() && args[i].rfind("--load=", 0) == 0; ++i) {
       torch::load_library(args[i].substr(std::strlen("--load=")));
     }

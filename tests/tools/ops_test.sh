@@ -14,8 +14,12 @@ grep -qE "^CPU: kernel registered at tests/tools/ops_plugin.cc" <<<"$out" || fai
 grep -qE "^CUDA: missing" <<<"$out" || fail "dump CUDA: $out"
 grep -qE "^AutogradCPU: fallthrough" <<<"$out" || fail "dump AutogradCPU: $out"
 
+out=$("$ops" dump aten::add.Tensor)
+grep -qE "^CPU: kernel registered at backends/cpu/" <<<"$out" || fail "dump aten::add.Tensor: $out"
+
 out=$("$ops" --load="$plugin" plugins)
 grep -qE "^opstool .*libember_opstool.so \(ABI 1, fingerprint [0-9a-f]+\)" <<<"$out" || fail "plugins: $out"
+grep -qE "^cpu .*libember_cpu.so" <<<"$out" || fail "plugins (cpu): $out"
 
 if "$ops" dump nosuch::op 2>err.txt; then fail "dump of an unknown op succeeded"; fi
 grep -qF "no operator named nosuch::op" err.txt || fail "unknown op message: $(cat err.txt)"

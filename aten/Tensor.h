@@ -18,6 +18,7 @@
 #include "c10/core/Scalar.h"
 #include "c10/core/TensorBase.h"
 #include "c10/util/ArrayRef.h"
+#include "c10/util/OptionalArrayRef.h"
 #include "c10/util/StringUtil.h"
 
 namespace at {

@@ -12,6 +12,8 @@
 //   std::string, std::string_view              str
 //   c10::Scalar / c10::ScalarType / c10::Device / at::Generator
 //   c10::IntArrayRef, std::vector<int64_t>     int[]
+//   c10::OptionalIntArrayRef,                  int[]?  (view the IValue's list)
+//   std::optional<c10::IntArrayRef>
 //   std::vector<double>, std::vector<bool>     float[], bool[]
 //   std::optional<any of the above>            T?
 //   returns: void, any of the above by value or reference, std::tuple<…>
@@ -27,6 +29,7 @@
 
 #include "c10/core/Layout.h"
 #include "c10/core/MemoryFormat.h"
+#include "c10/util/OptionalArrayRef.h"
 #include "registration/IValue.h"
 #include "registration/Stack.h"
 
@@ -77,6 +80,27 @@ struct ArgFromIValue<c10::IntArrayRef> {
   using holder = c10::IntArrayRef;  // views the IValue, which outlives the call
   static holder make(IValue& v) { return v.toIntList(); }
   static c10::IntArrayRef get(holder& h) { return h; }
+};
+
+template <>
+struct ArgFromIValue<std::optional<c10::IntArrayRef>> {
+  // Views the IValue's list, as for IntArrayRef; None gives nullopt.
+  using holder = std::optional<c10::IntArrayRef>;
+  static holder make(IValue& v) {
+    if (v.isNone()) return std::nullopt;
+    return v.toIntList();
+  }
+  static holder get(holder& h) { return h; }
+};
+
+template <>
+struct ArgFromIValue<c10::OptionalIntArrayRef> {
+  using holder = c10::OptionalIntArrayRef;  // views the IValue, as above
+  static holder make(IValue& v) {
+    if (v.isNone()) return std::nullopt;
+    return v.toIntList();
+  }
+  static holder get(holder& h) { return h; }
 };
 
 template <>
@@ -177,6 +201,12 @@ IValue toIValue(const T& value) {
 
 template <class T>
 IValue toIValue(const std::optional<T>& value) {
+  if (!value.has_value()) return IValue();
+  return toIValue(*value);
+}
+
+template <class T>
+IValue toIValue(const c10::OptionalArrayRef<T>& value) {
   if (!value.has_value()) return IValue();
   return toIValue(*value);
 }

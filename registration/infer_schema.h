@@ -84,6 +84,15 @@ struct SchemaType<std::optional<T>> {
 };
 
 template <class T>
+struct SchemaType<c10::OptionalArrayRef<T>> {
+  static TypeSpec get() {
+    TypeSpec t = listOf<T>();
+    t.list_optional = true;
+    return t;
+  }
+};
+
+template <class T>
 TypeSpec schemaTypeOf() {
   static_assert(!std::is_same<std::decay_t<T>, int>::value,
                 "kernel parameters use int64_t for schema type 'int', not int");

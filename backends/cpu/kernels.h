@@ -13,7 +13,9 @@
 // ADInplaceOrView layer does, as in PyTorch).
 #pragma once
 
+#include <cstdint>
 #include <optional>
+#include <tuple>
 
 #include "aten/Tensor.h"
 #include "c10/core/Device.h"
@@ -22,6 +24,7 @@
 #include "c10/core/Scalar.h"
 #include "c10/core/ScalarType.h"
 #include "c10/util/ArrayRef.h"
+#include "c10/util/OptionalArrayRef.h"
 
 namespace ember::cpu {
 
@@ -76,6 +79,39 @@ at::Tensor& fill_(at::Tensor& self, const c10::Scalar& value);  // fill_.Scalar
 // alias or overlap self. non_blocking has no effect on the CPU.
 at::Tensor& copy_(at::Tensor& self, const at::Tensor& src,
                   bool non_blocking);                            // copy_
+
+// ---- reductions (kernels_reduce.cc) ------------------------------------------
+// `dim` lists are wrapped (negative dims count from the end) and must not
+// repeat a dim; none or an empty list reduces every dim. keepdim leaves the
+// reduced dims in the result with size 1.
+//
+// sum: integral and bool inputs give Long unless `dtype` is given; the input
+// is converted to `dtype` before summing. An empty sum is 0.
+at::Tensor sum(const at::Tensor& self, std::optional<c10::ScalarType> dtype);  // sum
+at::Tensor sum_dim(const at::Tensor& self, c10::OptionalIntArrayRef dim,
+                   bool keepdim,
+                   std::optional<c10::ScalarType> dtype);  // sum.dim_IntList
+// mean: the input (or `dtype`) must be floating. An empty mean is NaN.
+at::Tensor mean(const at::Tensor& self, std::optional<c10::ScalarType> dtype);  // mean
+at::Tensor mean_dim(const at::Tensor& self, c10::OptionalIntArrayRef dim,
+                    bool keepdim,
+                    std::optional<c10::ScalarType> dtype);  // mean.dim
+// amax/amin: the input's dtype; NaN if any reduced element is NaN. Reduced
+// dims must have elements.
+at::Tensor amax(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim);  // amax
+at::Tensor amin(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim);  // amin
+// max.dim/min.dim: values and Long indices along `dim` (the first position
+// of the extreme value, or of the first NaN).
+std::tuple<at::Tensor, at::Tensor> max_dim(const at::Tensor& self, int64_t dim,
+                                           bool keepdim);  // max.dim
+std::tuple<at::Tensor, at::Tensor> min_dim(const at::Tensor& self, int64_t dim,
+                                           bool keepdim);  // min.dim
+// argmax/argmin: the indices of max.dim/min.dim; without `dim`, the position
+// in the flattened tensor (keepdim then gives all dims size 1).
+at::Tensor argmax(const at::Tensor& self, std::optional<int64_t> dim,
+                  bool keepdim);  // argmax
+at::Tensor argmin(const at::Tensor& self, std::optional<int64_t> dim,
+                  bool keepdim);  // argmin
 
 // ---- factories (kernels_factory.cc) -----------------------------------------
 // dtype defaults to Float; layout must be Strided, device the CPU,

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "c10/util/OptionalArrayRef.h"
 #include "registration/library.h"
 #include "tests/registration/test_tensors.h"
 
@@ -199,6 +200,25 @@ TEST(Dispatcher, BoxedCallsReachUnboxedKernelsAndBack) {
   auto typed = op.typed<std::tuple<TensorBase, int64_t>(const TensorBase&, double,
                                                         c10::IntArrayRef, bool)>();
   EXPECT_EQ(std::get<1>(typed.call(t, 1.0, std::vector<int64_t>{}, false)), 10);
+}
+
+TEST(Dispatcher, OptionalIntListsCrossTheBoxedPath) {
+  Library def(Library::DEF, "d16", std::nullopt, __FILE__, __LINE__);
+  def.def("count(Tensor self, int[1]? dims=None) -> int");
+  Library cpu(Library::IMPL, "d16", DispatchKey::CPU, __FILE__, __LINE__);
+  cpu.impl("count", [](const TensorBase&, c10::OptionalIntArrayRef dims) {
+    return dims.has_value() ? static_cast<int64_t>(dims->size()) : int64_t{-1};
+  });
+  auto op = c10::Dispatcher::singleton().findSchemaOrThrow("d16::count", "");
+  const TensorBase t = makeTensor({1});
+  torch::jit::Stack stack;
+  torch::jit::push(stack, t, c10::IValue());
+  op.callBoxed(stack);
+  EXPECT_EQ(stack.back().toInt(), -1);
+  stack.clear();
+  torch::jit::push(stack, t, std::vector<int64_t>{0, 1, 2});
+  op.callBoxed(stack);
+  EXPECT_EQ(stack.back().toInt(), 3);
 }
 
 TEST(Dispatcher, UnboxedCallsReachBoxedKernels) {

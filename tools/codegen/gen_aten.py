@@ -133,6 +133,10 @@ def arg_type(t):
             return "const ::std::optional<at::Tensor>&"
         return "const at::Tensor&"
     if t.is_list:
+        if t.optional and t.base == "int":
+            # std::optional<IntArrayRef> would take braced lists only through
+            # a template constructor; see c10/util/OptionalArrayRef.h.
+            return "at::OptionalIntArrayRef"
         inner = LISTS.get(t.base)
         if inner is None:
             inner = "::std::vector<%s>" % SCALARS[t.base]
@@ -419,6 +423,7 @@ def main():
 #include <vector>
 
 #include "aten/Tensor.h"
+#include "c10/util/OptionalArrayRef.h"
 #include "registration/Dispatcher.h"
 
 namespace at {

@@ -1,0 +1,433 @@
+// The CPU plugin's reductions: sum, mean, amax, amin, max.dim, min.dim,
+// argmax, argmin. Argument checks and output allocation are here; the loops
+// are reduce.h's, folding with the policies below.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "aten/WrapDimUtils.h"
+#include "backends/cpu/dispatch.h"
+#include "backends/cpu/kernels.h"
+#include "backends/cpu/reduce.h"
+#include "backends/cpu/tensor_utils.h"
+#include "c10/util/Exception.h"
+#include "registration/library.h"
+
+namespace ember::cpu {
+namespace {
+
+// ---- fold policies (See the Ops contract in reduce.h) ------------------------------------
+
+// Note [Sum accumulation]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// float and double sums accumulate in double, Half and BFloat16 in float (as
+// PyTorch), integers in a wrapping unsigned type (results wrap like
+// PyTorch's), bools as logical or (sum with dtype=Bool). A contiguous run
+// is folded into eight independent accumulators, which breaks the add
+// dependency chain (several adds in flight per cycle) and keeps each
+// partial sum short; with double accumulators a float32 sum of millions of
+// elements is exact to float precision.
+template <typename T, typename Enable = void>
+struct SumAcc {
+  using type = std::conditional_t<is_reduced_float_v<T>, float, double>;
+};
+template <typename T>
+struct SumAcc<T, std::enable_if_t<std::is_integral_v<T>>> {
+  using type = wrap_t<T>;
+};
+template <>
+struct SumAcc<bool> {
+  using type = bool;
+};
+template <typename T>
+using sum_acc_t = typename SumAcc<T>::type;
+
+// Sums (and means) of in_t elements converted to out_t; in_t is out_t, or
+// an integral type summed into int64.
+template <typename in_t_, typename out_t>
+struct SumOps {
+  using in_t = in_t_;
+  using acc_t = sum_acc_t<out_t>;
+
+  out_t* out;
+  bool mean;
+  int64_t count;  // mean: the number of elements reduced
+
+  static acc_t load(in_t x) {
+    if constexpr (std::is_same_v<acc_t, bool>) {
+      return convert<bool>(x);
+    } else if constexpr (is_reduced_float_v<out_t>) {
+      return static_cast<float>(x);
+    } else {
+      return static_cast<acc_t>(convert<out_t>(x));
+    }
+  }
+  static acc_t add(acc_t a, acc_t b) {
+    if constexpr (std::is_same_v<acc_t, bool>) {
+      return a || b;
+    } else {
+      return a + b;
+    }
+  }
+  acc_t identity() const { return acc_t(0); }
+  acc_t step(acc_t a, in_t x, int64_t) const { return add(a, load(x)); }
+  acc_t merge(acc_t a, acc_t b) const { return add(a, b); }
+  acc_t run(acc_t a, const in_t* p, int64_t n, int64_t stride, int64_t) const {
+    if (stride != 1) {
+      for (int64_t i = 0; i < n; ++i) a = add(a, load(p[i * stride]));
+      return a;
+    }
+    constexpr int kLanes = 8;
+    acc_t s[kLanes] = {};
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int k = 0; k < kLanes; ++k) s[k] = add(s[k], load(p[i + k]));
+    }
+    for (; i < n; ++i) s[0] = add(s[0], load(p[i]));
+    const acc_t total = add(add(add(s[0], s[1]), add(s[2], s[3])),
+                            add(add(s[4], s[5]), add(s[6], s[7])));
+    return add(a, total);
+  }
+  void write(int64_t offset, acc_t a) const {
+    if constexpr (std::is_floating_point_v<acc_t>) {
+      if (mean) {
+        a = count == 0 ? std::numeric_limits<acc_t>::quiet_NaN()
+                       : a / static_cast<acc_t>(count);
+      }
+    }
+    out[offset] = static_cast<out_t>(a);
+  }
+};
+
+// The largest (kMax) or smallest element; NaN wins over every number, as in
+// PyTorch. With kIndex, also its position, the first one among equals (and
+// the first NaN).
+template <typename T, bool kMax, bool kIndex>
+struct MinMaxOps {
+  using in_t = T;
+  using val_t = opmath_t<T>;
+  struct Indexed {
+    val_t value;
+    int64_t index;  // -1: nothing folded yet
+  };
+  using acc_t = std::conditional_t<kIndex, Indexed, val_t>;
+
+  T* values;         // may be null with kIndex (argmax, argmin)
+  int64_t* indices;  // kIndex only
+
+  static bool is_nan(val_t v) {
+    if constexpr (std::is_floating_point_v<val_t>) {
+      return std::isnan(v);
+    } else {
+      return false;
+    }
+  }
+  static bool better(val_t x, val_t a) { return kMax ? a < x : x < a; }
+  static val_t worst() {
+    using L = std::numeric_limits<val_t>;
+    if constexpr (L::has_infinity) {
+      return kMax ? -L::infinity() : L::infinity();
+    } else {
+      return kMax ? L::lowest() : L::max();
+    }
+  }
+
+  acc_t identity() const {
+    if constexpr (kIndex) {
+      return {worst(), -1};
+    } else {
+      return worst();
+    }
+  }
+  acc_t step(acc_t a, in_t x, int64_t index) const {
+    const val_t v = static_cast<val_t>(x);
+    if constexpr (kIndex) {
+      if (a.index < 0 || (!is_nan(a.value) && (is_nan(v) || better(v, a.value)))) {
+        return {v, index};
+      }
+      return a;
+    } else {
+      return (better(v, a) || is_nan(v)) ? v : a;
+    }
+  }
+  acc_t merge(acc_t a, acc_t b) const {  // a holds the earlier positions
+    if constexpr (kIndex) {
+      if (b.index < 0 || a.index < 0) return b.index < 0 ? a : b;
+      return step(a, static_cast<in_t>(b.value), b.index);
+    } else {
+      return (better(b, a) || is_nan(b)) ? b : a;
+    }
+  }
+  acc_t run(acc_t a, const in_t* p, int64_t n, int64_t stride, int64_t index) const {
+    if constexpr (!kIndex) {
+      if (stride == 1) {
+        // Independent lanes, as in SumOps::run; any order gives the same value.
+        constexpr int kLanes = 8;
+        acc_t m[kLanes];
+        for (int k = 0; k < kLanes; ++k) m[k] = a;
+        int64_t i = 0;
+        for (; i + kLanes <= n; i += kLanes) {
+          for (int k = 0; k < kLanes; ++k) m[k] = step(m[k], p[i + k], 0);
+        }
+        for (; i < n; ++i) m[0] = step(m[0], p[i], 0);
+        for (int k = 1; k < kLanes; ++k) m[0] = merge(m[0], m[k]);
+        return m[0];
+      }
+    }
+    for (int64_t i = 0; i < n; ++i) a = step(a, p[i * stride], index + i);
+    return a;
+  }
+  void write(int64_t offset, acc_t a) const {
+    if constexpr (kIndex) {
+      if (values != nullptr) values[offset] = static_cast<T>(a.value);
+      indices[offset] = a.index;
+    } else {
+      values[offset] = static_cast<T>(a);
+    }
+  }
+};
+
+// ---- arguments and shapes ---------------------------------------------------------------
+
+void check_input(const at::Tensor& self, const char* op) {
+  TORCH_CHECK(self.defined(), op, ": the input tensor is undefined; pass a "
+              "defined tensor.");
+  TORCH_CHECK(self.dim() <= kReduceMaxDims, op, ": the input has ", self.dim(),
+              " dimensions, more than the ", kReduceMaxDims,
+              " reductions support. Reshape it to fewer dimensions first.");
+}
+
+// Which dimensions `dims` names (wrapped); none or an empty list: all.
+std::vector<bool> dim_mask(const at::Tensor& self, c10::OptionalIntArrayRef dims,
+                           const char* op) {
+  const int64_t ndim = self.dim();
+  if (!dims.has_value() || dims->empty()) {
+    return std::vector<bool>(static_cast<size_t>(ndim), true);
+  }
+  std::vector<bool> mask(static_cast<size_t>(std::max<int64_t>(ndim, 1)), false);
+  for (const int64_t d : *dims) {
+    const size_t w = static_cast<size_t>(at::maybe_wrap_dim(d, ndim, op));
+    TORCH_CHECK(!mask[w], op, ": dim ", w, " appears multiple times in the "
+                "list of dims ", *dims, ". List each dimension once.");
+    mask[w] = true;
+  }
+  mask.resize(static_cast<size_t>(ndim));  // a 0-dim tensor has none to keep
+  return mask;
+}
+
+std::vector<int64_t> reduced_shape(const at::Tensor& self, const std::vector<bool>& mask,
+                                   bool keepdim) {
+  std::vector<int64_t> shape;
+  for (size_t d = 0; d < mask.size(); ++d) {
+    if (!mask[d]) {
+      shape.push_back(self.sizes()[d]);
+    } else if (keepdim) {
+      shape.push_back(1);
+    }
+  }
+  return shape;
+}
+
+// max/min/amax/amin/argmax/argmin have no value for an empty reduction.
+void check_nonempty(const at::Tensor& self, const std::vector<bool>& mask,
+                    const char* op) {
+  for (size_t d = 0; d < mask.size(); ++d) {
+    TORCH_CHECK(!mask[d] || self.sizes()[d] != 0, op, "(): Expected reduction dim ",
+                d, " to have non-zero size. The input has shape ", self.sizes(),
+                "; reduce over dimensions that have elements.");
+  }
+}
+
+// The input as `dtype` (a converted copy when it differs).
+at::Tensor as_dtype(const at::Tensor& self, c10::ScalarType dtype, const char* op) {
+  if (self.scalar_type() == dtype) return self;
+  at::Tensor copy = empty_cpu(self.sizes(), dtype, op);
+  copy_into(copy, self);
+  return copy;
+}
+
+// ---- sum and mean --------------------------------------------------------------------------
+
+at::Tensor sum_or_mean(const char* op, bool mean, const at::Tensor& self,
+                       c10::OptionalIntArrayRef dims, bool keepdim,
+                       std::optional<c10::ScalarType> dtype) {
+  check_input(self, op);
+  const c10::ScalarType in_type = self.scalar_type();
+  const bool integral = c10::isIntegralType(in_type, /*includeBool=*/true);
+  if (mean) {
+    TORCH_CHECK(!dtype.has_value() || c10::isFloatingType(*dtype), op,
+                "(): could not infer output dtype. Optional dtype must be either "
+                "a floating point or complex dtype. Got: ", *dtype,
+                ". Pass a floating dtype such as at::kFloat.");
+    TORCH_CHECK(dtype.has_value() || c10::isFloatingType(in_type), op,
+                "(): could not infer output dtype. Input dtype must be either a "
+                "floating point or complex dtype. Got: ", in_type,
+                ". Pass dtype=at::kFloat, or convert the input to a floating dtype.");
+  }
+  const c10::ScalarType out_type =
+      dtype.value_or(integral ? c10::ScalarType::Long : in_type);
+  const std::vector<bool> mask = dim_mask(self, dims, op);
+  at::Tensor out = empty_cpu(reduced_shape(self, mask, keepdim), out_type, op);
+  // Integral inputs are read as they are into an int64 sum; anything else
+  // is converted first.
+  const bool widen = out_type == c10::ScalarType::Long && integral;
+  const at::Tensor src = widen ? self : as_dtype(self, out_type, op);
+  const ReduceGeometry g(src.sizes(), src.strides(), mask, /*coalesce_reduced=*/true);
+  EMBER_DISPATCH_ALL_TYPES(src.scalar_type(), op, [&] {
+    const auto* in = static_cast<const scalar_t*>(src.data_ptr());
+    if constexpr (std::is_integral_v<scalar_t> && !std::is_same_v<scalar_t, int64_t>) {
+      if (widen) {
+        reduce_kernel(g, in, SumOps<scalar_t, int64_t>{out.data_ptr<int64_t>(), false, 0});
+        return;
+      }
+    }
+    reduce_kernel(g, in, SumOps<scalar_t, scalar_t>{static_cast<scalar_t*>(out.data_ptr()),
+                                                    mean, g.num_reduced});
+  });
+  return out;
+}
+
+// ---- max and min -----------------------------------------------------------------------------
+
+template <bool kMax>
+at::Tensor amax_or_amin(const char* op, const at::Tensor& self, c10::IntArrayRef dims,
+                        bool keepdim) {
+  check_input(self, op);
+  TORCH_CHECK(!dims.empty() || self.numel() != 0, op, "(): Expected reduction dim "
+              "to be specified for input.numel() == 0. Specify the reduction dim "
+              "with the 'dim' argument.");
+  const std::vector<bool> mask = dim_mask(self, dims, op);
+  check_nonempty(self, mask, op);
+  at::Tensor out = empty_cpu(reduced_shape(self, mask, keepdim), self.scalar_type(), op);
+  const ReduceGeometry g(self.sizes(), self.strides(), mask, /*coalesce_reduced=*/true);
+  EMBER_DISPATCH_ALL_TYPES(self.scalar_type(), op, [&] {
+    MinMaxOps<scalar_t, kMax, false> ops{static_cast<scalar_t*>(out.data_ptr()), nullptr};
+    reduce_kernel(g, static_cast<const scalar_t*>(self.data_ptr()), ops);
+  });
+  return out;
+}
+
+// Values (unless `values` is null) and int64 positions along one dim.
+template <bool kMax>
+void indexed_reduce(const char* op, const at::Tensor& self, int64_t dim, bool keepdim,
+                    at::Tensor* values, at::Tensor* indices) {
+  const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim(), op);
+  std::vector<bool> mask(static_cast<size_t>(self.dim()), false);
+  if (self.dim() > 0) mask[static_cast<size_t>(wrapped)] = true;
+  check_nonempty(self, mask, op);
+  const std::vector<int64_t> shape = reduced_shape(self, mask, keepdim);
+  if (values != nullptr) *values = empty_cpu(shape, self.scalar_type(), op);
+  *indices = empty_cpu(shape, c10::ScalarType::Long, op);
+  const ReduceGeometry g(self.sizes(), self.strides(), mask, /*coalesce_reduced=*/false);
+  EMBER_DISPATCH_ALL_TYPES(self.scalar_type(), op, [&] {
+    MinMaxOps<scalar_t, kMax, true> ops{
+        values != nullptr ? static_cast<scalar_t*>(values->data_ptr()) : nullptr,
+        indices->data_ptr<int64_t>()};
+    reduce_kernel(g, static_cast<const scalar_t*>(self.data_ptr()), ops);
+  });
+}
+
+template <bool kMax>
+std::tuple<at::Tensor, at::Tensor> max_or_min_dim(const char* op, const at::Tensor& self,
+                                                  int64_t dim, bool keepdim) {
+  check_input(self, op);
+  at::Tensor values;
+  at::Tensor indices;
+  indexed_reduce<kMax>(op, self, dim, keepdim, &values, &indices);
+  return {values, indices};
+}
+
+template <bool kMax>
+at::Tensor argmax_or_argmin(const char* op, const at::Tensor& self,
+                            std::optional<int64_t> dim, bool keepdim) {
+  check_input(self, op);
+  at::Tensor indices;
+  if (dim.has_value()) {
+    indexed_reduce<kMax>(op, self, *dim, keepdim, nullptr, &indices);
+    return indices;
+  }
+  TORCH_CHECK(self.numel() != 0, op, "(): Expected reduction dim to be specified "
+              "for input.numel() == 0. Pass a dim, or a tensor with elements.");
+  // Positions in the flattened tensor: reduce a contiguous 1-d view.
+  at::Tensor src = self;
+  if (!self.is_contiguous()) {
+    src = empty_cpu(self.sizes(), self.scalar_type(), op);
+    copy_into(src, self);
+  }
+  const int64_t n = self.numel();
+  const int64_t one = 1;
+  const ReduceGeometry g(c10::IntArrayRef(&n, 1), c10::IntArrayRef(&one, 1), {true},
+                         /*coalesce_reduced=*/false);
+  const std::vector<int64_t> shape(keepdim ? static_cast<size_t>(self.dim()) : 0, 1);
+  indices = empty_cpu(shape, c10::ScalarType::Long, op);
+  EMBER_DISPATCH_ALL_TYPES(self.scalar_type(), op, [&] {
+    MinMaxOps<scalar_t, kMax, true> ops{nullptr, indices.data_ptr<int64_t>()};
+    reduce_kernel(g, static_cast<const scalar_t*>(src.data_ptr()), ops);
+  });
+  return indices;
+}
+
+}  // namespace
+
+at::Tensor sum(const at::Tensor& self, std::optional<c10::ScalarType> dtype) {
+  return sum_or_mean("sum", false, self, std::nullopt, false, dtype);
+}
+
+at::Tensor sum_dim(const at::Tensor& self, c10::OptionalIntArrayRef dim,
+                   bool keepdim, std::optional<c10::ScalarType> dtype) {
+  return sum_or_mean("sum", false, self, dim, keepdim, dtype);
+}
+
+at::Tensor mean(const at::Tensor& self, std::optional<c10::ScalarType> dtype) {
+  return sum_or_mean("mean", true, self, std::nullopt, false, dtype);
+}
+
+at::Tensor mean_dim(const at::Tensor& self, c10::OptionalIntArrayRef dim,
+                    bool keepdim, std::optional<c10::ScalarType> dtype) {
+  return sum_or_mean("mean", true, self, dim, keepdim, dtype);
+}
+
+at::Tensor amax(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim) {
+  return amax_or_amin<true>("amax", self, dim, keepdim);
+}
+
+at::Tensor amin(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim) {
+  return amax_or_amin<false>("amin", self, dim, keepdim);
+}
+
+std::tuple<at::Tensor, at::Tensor> max_dim(const at::Tensor& self, int64_t dim,
+                                           bool keepdim) {
+  return max_or_min_dim<true>("max", self, dim, keepdim);
+}
+
+std::tuple<at::Tensor, at::Tensor> min_dim(const at::Tensor& self, int64_t dim,
+                                           bool keepdim) {
+  return max_or_min_dim<false>("min", self, dim, keepdim);
+}
+
+at::Tensor argmax(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return argmax_or_argmin<true>("argmax", self, dim, keepdim);
+}
+
+at::Tensor argmin(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim) {
+  return argmax_or_argmin<false>("argmin", self, dim, keepdim);
+}
+
+}  // namespace ember::cpu
+
+TORCH_LIBRARY_IMPL(aten, CPU, m) {
+  m.impl("sum", TORCH_FN(ember::cpu::sum));
+  m.impl("sum.dim_IntList", TORCH_FN(ember::cpu::sum_dim));
+  m.impl("mean", TORCH_FN(ember::cpu::mean));
+  m.impl("mean.dim", TORCH_FN(ember::cpu::mean_dim));
+  m.impl("amax", TORCH_FN(ember::cpu::amax));
+  m.impl("amin", TORCH_FN(ember::cpu::amin));
+  m.impl("max.dim", TORCH_FN(ember::cpu::max_dim));
+  m.impl("min.dim", TORCH_FN(ember::cpu::min_dim));
+  m.impl("argmax", TORCH_FN(ember::cpu::argmax));
+  m.impl("argmin", TORCH_FN(ember::cpu::argmin));
+}

@@ -1,8 +1,8 @@
 // aten/Tensor.h — at::Tensor: the tensor handle with PyTorch's methods.
 //
 //   at::Tensor a = at::ones({2, 3});
-//   at::Tensor b = a.add(a, /*alpha=*/2).t();
-//   float x = b.index… ; float first = b.contiguous().data_ptr<float>()[0];
+//   at::Tensor b = a.add(a, /*alpha=*/2).t();         // [3, 2], a view
+//   float first = b.contiguous().data_ptr<float>()[0];
 //
 // at::Tensor adds methods to at::TensorBase (c10/core/TensorBase.h) and no
 // data: copying shares the tensor. Methods are generated from

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <typeindex>
@@ -134,8 +135,9 @@ class KernelFunction final {
   bool isValid() const { return boxed_ != nullptr; }
   bool isFallthrough() const { return boxed_ == &fallthroughKernel; }
   bool hasUnboxed() const { return unboxed_ != nullptr; }
-  bool hasCppSignature() const { return has_signature_; }
-  const CppSignature& cppSignature() const { return signature_; }
+  bool hasCppSignature() const { return signature_.has_value(); }
+  // Precondition: hasCppSignature().
+  const CppSignature& cppSignature() const { return *signature_; }
 
   // Calls the kernel through its boxed entry point.
   void callBoxed(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) const {
@@ -292,7 +294,6 @@ class KernelFunction final {
         &unboxedTrampoline<Functor, takes_keyset, R, Args...>);
     boxed_ = &boxedFromUnboxed<Functor, takes_keyset, R, Args...>;
     signature_ = CppSignature::make<R(Args...)>();
-    has_signature_ = true;
   }
 
   template <class R, class... Args>
@@ -302,8 +303,7 @@ class KernelFunction final {
   intrusive_ptr<OperatorKernel> functor_;
   BoxedKernelFunction* boxed_ = nullptr;
   void* unboxed_ = nullptr;
-  CppSignature signature_ = CppSignature::make<void()>();
-  bool has_signature_ = false;
+  std::optional<CppSignature> signature_;
 };
 
 namespace impl {

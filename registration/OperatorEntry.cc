@@ -19,6 +19,15 @@ std::string describeKernels(const OperatorEntry& op) {
   return out.empty() ? "none" : out;
 }
 
+// "add.Tensor" for "aten::add.Tensor": what m.impl() takes inside a block
+// for the op's namespace.
+std::string unqualifiedName(const OperatorName& name) {
+  const auto colons = name.name.find("::");
+  std::string base =
+      colons == std::string::npos ? name.name : name.name.substr(colons + 2);
+  return name.overload_name.empty() ? base : base + "." + name.overload_name;
+}
+
 void reportMissingKernel(OperatorKernel*, const OperatorHandle& op,
                          DispatchKeySet ks, Stack* stack) {
   const DispatchKey key = ks.highestPriorityTypeId();
@@ -51,11 +60,7 @@ void reportMissingKernel(OperatorKernel*, const OperatorHandle& op,
                   "registered for: ", describeKernels(entry),
                   ". Register one with TORCH_LIBRARY_IMPL(",
                   op.operator_name().getNamespace().value_or("<ns>"), ", ", key,
-                  ", m) { m.impl(\"", op.operator_name().name.substr(
-                      op.operator_name().name.find("::") == std::string::npos
-                          ? 0
-                          : op.operator_name().name.find("::") + 2),
-                  "\", …); }",
+                  ", m) { m.impl(\"", unqualifiedName(op.operator_name()), "\", …); }",
                   is_backend ? ", or load the backend's plugin." : ".");
 }
 

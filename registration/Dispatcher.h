@@ -172,7 +172,6 @@ class Dispatcher final {
  private:
   Dispatcher() = default;
   impl::OperatorEntry& findOrCreateOp(const OperatorName& name);
-  void cleanup(impl::OperatorEntry& op);
 
   mutable std::mutex mutex_;
   std::list<impl::OperatorEntry> operators_;

@@ -31,9 +31,6 @@ bool sameCppType(const TypeSpec& kernel, const TypeSpec& schema) {
   return kernel.element_optional == schema.element_optional;
 }
 
-// Scalar arguments may be taken as double or int64 by no kernel: PyTorch
-// requires the exact type, and so do we. `SymInt` parses as int.
-
 }  // namespace
 
 std::string findSchemaDifference(const FunctionSchema& inferred,

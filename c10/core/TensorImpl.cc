@@ -1,7 +1,6 @@
 #include "c10/core/TensorImpl.h"
 
 #include <algorithm>
-#include <cstring>
 
 namespace c10 {
 namespace impl {

@@ -1,5 +1,7 @@
 #include "aten/WrapDimUtils.h"
 
+#include <algorithm>
+
 namespace at {
 
 std::vector<int64_t> infer_size(c10::IntArrayRef shape, int64_t numel,
@@ -60,6 +62,11 @@ bool compute_view_strides(c10::IntArrayRef old_sizes, c10::IntArrayRef old_strid
       (*new_strides)[i] = stride;
       stride *= std::max<int64_t>(new_sizes[i], 1);
     }
+    return true;
+  }
+  if (old_sizes.empty()) {
+    // One element: every new dim has size 1, and any stride reaches it.
+    std::fill(new_strides->begin(), new_strides->end(), 1);
     return true;
   }
   int64_t view_d = static_cast<int64_t>(new_sizes.size()) - 1;

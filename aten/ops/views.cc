@@ -237,6 +237,192 @@ Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
   return at::clone(self, MemoryFormat::Contiguous);
 }
 
+
+// detach: the same data without autograd history (the autograd package
+// keeps this view out of the graph).
+Tensor detach(const Tensor& self) {
+  return make_view(self, self.sizes(), self.strides(), self.storage_offset());
+}
+
+// The diagonal of dims dim1 and dim2 (offset > 0 above the main diagonal,
+// < 0 below) becomes the last dim of the view.
+Tensor diagonal(const Tensor& self, int64_t offset, int64_t dim1, int64_t dim2) {
+  const int64_t n = self.dim();
+  TORCH_CHECK(n >= 2, "diagonal: expected a tensor with at least 2 dimensions, "
+              "but got a ", n, "-d tensor of sizes ", self.sizes(), ".");
+  dim1 = maybe_wrap_dim(dim1, n, "diagonal");
+  dim2 = maybe_wrap_dim(dim2, n, "diagonal");
+  TORCH_CHECK(dim1 != dim2, "diagonal: dimensions dim1 and dim2 cannot be "
+              "identical (both are ", dim1, "); pass two different dims.");
+  int64_t storage_offset = self.storage_offset();
+  int64_t length;
+  if (offset >= 0) {
+    length = std::max<int64_t>(std::min(self.size(dim1), self.size(dim2) - offset), 0);
+    if (length > 0) storage_offset += offset * self.stride(dim2);
+  } else {
+    length = std::max<int64_t>(std::min(self.size(dim1) + offset, self.size(dim2)), 0);
+    if (length > 0) storage_offset -= offset * self.stride(dim1);
+  }
+  std::vector<int64_t> sizes, strides;
+  for (int64_t d = 0; d < n; ++d) {
+    if (d == dim1 || d == dim2) continue;
+    sizes.push_back(self.size(d));
+    strides.push_back(self.stride(d));
+  }
+  sizes.push_back(length);
+  strides.push_back(self.stride(dim1) + self.stride(dim2));
+  return make_view(self, sizes, strides, storage_offset);
+}
+
+// movedim: dims `source` move to positions `destination`; the others keep
+// their order in the remaining positions.
+Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) {
+  const int64_t n = self.dim();
+  TORCH_CHECK(source.size() == destination.size(), "movedim: Invalid source or "
+              "destination dims: source (", source, " dims) should contain the "
+              "same number of dims as destination (", destination, " dims).");
+  std::vector<int64_t> perm(static_cast<size_t>(n), -1);
+  std::vector<bool> src_used(static_cast<size_t>(n), false);
+  for (size_t i = 0; i < source.size(); ++i) {
+    const int64_t s = maybe_wrap_dim(source[i], n, "movedim");
+    const int64_t d = maybe_wrap_dim(destination[i], n, "movedim");
+    TORCH_CHECK(!src_used[static_cast<size_t>(s)], "movedim: repeated dim in "
+                "`source` (", source, "); pass each dim once.");
+    TORCH_CHECK(perm[static_cast<size_t>(d)] == -1, "movedim: repeated dim in "
+                "`destination` (", destination, "); pass each dim once.");
+    src_used[static_cast<size_t>(s)] = true;
+    perm[static_cast<size_t>(d)] = s;
+  }
+  int64_t next = 0;
+  for (auto& p : perm) {
+    if (p != -1) continue;
+    while (src_used[static_cast<size_t>(next)]) ++next;
+    p = next++;
+  }
+  return native::permute(self, perm);
+}
+
+Tensor movedim_int(const Tensor& self, int64_t source, int64_t destination) {
+  return native::movedim(self, IntArrayRef(source), IntArrayRef(destination));
+}
+
+// split_with_sizes: consecutive views of the given lengths along dim.
+std::vector<Tensor> split_with_sizes(const Tensor& self, IntArrayRef split_sizes,
+                                     int64_t dim) {
+  TORCH_CHECK(self.dim() > 0, "split_with_sizes: expected a tensor with at "
+              "least 1 dimension, but got a 0-d tensor.");
+  dim = maybe_wrap_dim(dim, self.dim(), "split_with_sizes");
+  const int64_t size = self.size(dim);
+  int64_t total = 0;
+  for (int64_t s : split_sizes) {
+    TORCH_CHECK(s >= 0, "split_with_sizes: split sizes must be non-negative, but "
+                "got ", split_sizes, ".");
+    total += s;
+  }
+  TORCH_CHECK(total == size, "split_with_sizes: split_sizes ", split_sizes,
+              " must sum to the size of dimension ", dim, " (", size, "), but "
+              "they sum to ", total, ".");
+  std::vector<Tensor> parts;
+  parts.reserve(split_sizes.size());
+  int64_t start = 0;
+  for (int64_t s : split_sizes) {
+    parts.push_back(native::slice(self, dim, start, start + s, 1));
+    start += s;
+  }
+  return parts;
+}
+
+// split: views of split_size along dim; the last may be smaller.
+std::vector<Tensor> split(const Tensor& self, int64_t split_size, int64_t dim) {
+  TORCH_CHECK(self.dim() > 0, "split: expected a tensor with at least 1 "
+              "dimension, but got a 0-d tensor.");
+  dim = maybe_wrap_dim(dim, self.dim(), "split");
+  const int64_t size = self.size(dim);
+  TORCH_CHECK(split_size > 0 || (split_size == 0 && size == 0), "split: "
+              "split_size must be positive (or 0 for an empty dimension), but "
+              "got split_size ", split_size, " for dimension ", dim,
+              " of size ", size, ".");
+  const int64_t count = split_size == 0 ? 1 : std::max<int64_t>((size + split_size - 1) / split_size, 1);
+  std::vector<int64_t> sizes(static_cast<size_t>(count), split_size);
+  sizes.back() = size - split_size * (count - 1);
+  return native::split_with_sizes(self, sizes, dim);
+}
+
+std::vector<Tensor> split_sizes(const Tensor& self, IntArrayRef split_size,
+                                int64_t dim) {
+  return at::split_with_sizes(self, split_size, dim);
+}
+
+// chunk: `chunks` pieces of ceil(size / chunks) (fewer when they run out).
+std::vector<Tensor> chunk(const Tensor& self, int64_t chunks, int64_t dim) {
+  TORCH_CHECK(self.dim() > 0, "chunk: expected a tensor with at least 1 "
+              "dimension, but got a 0-d tensor.");
+  TORCH_CHECK(chunks > 0, "chunk: the number of chunks must be greater than "
+              "0, but got ", chunks, ".");
+  dim = maybe_wrap_dim(dim, self.dim(), "chunk");
+  const int64_t size = self.size(dim);
+  const int64_t split_size = (size + chunks - 1) / chunks;
+  if (split_size == 0 && size == 0) {
+    std::vector<int64_t> sizes(static_cast<size_t>(chunks), 0);
+    return at::split_with_sizes(self, sizes, dim);
+  }
+  return at::split(self, split_size, dim);
+}
+
+// unbind: every index of dim as its own view.
+std::vector<Tensor> unbind(const Tensor& self, int64_t dim) {
+  TORCH_CHECK(self.dim() > 0, "unbind: expected a tensor with at least 1 "
+              "dimension, but got a 0-d tensor.");
+  dim = maybe_wrap_dim(dim, self.dim(), "unbind");
+  std::vector<Tensor> parts;
+  parts.reserve(static_cast<size_t>(self.size(dim)));
+  for (int64_t i = 0; i < self.size(dim); ++i) parts.push_back(native::select(self, dim, i));
+  return parts;
+}
+
+Tensor expand_as(const Tensor& self, const Tensor& other) {
+  return self.expand(other.sizes());
+}
+
+Tensor view_as(const Tensor& self, const Tensor& other) {
+  return self.view(other.sizes());
+}
+
+Tensor reshape_as(const Tensor& self, const Tensor& other) {
+  return self.reshape(other.sizes());
+}
+
+// flatten: dims start_dim..end_dim become one (a 0-d tensor becomes 1-d).
+Tensor flatten(const Tensor& self, int64_t start_dim, int64_t end_dim) {
+  if (self.dim() == 0) return self.reshape({1});
+  start_dim = maybe_wrap_dim(start_dim, self.dim(), "flatten");
+  end_dim = maybe_wrap_dim(end_dim, self.dim(), "flatten");
+  TORCH_CHECK(start_dim <= end_dim, "flatten: start_dim (", start_dim, ") "
+              "cannot come after end_dim (", end_dim, ").");
+  if (start_dim == end_dim) return self;
+  std::vector<int64_t> sizes;
+  int64_t folded = 1;
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (d < start_dim || d > end_dim) {
+      sizes.push_back(self.size(d));
+    } else {
+      folded *= self.size(d);
+      if (d == end_dim) sizes.push_back(folded);
+    }
+  }
+  return self.reshape(sizes);
+}
+
+// unflatten: dim becomes `sizes` (one entry may be -1).
+Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
+  dim = maybe_wrap_dim(dim, self.dim(), "unflatten");
+  TORCH_CHECK(!sizes.empty(), "unflatten: sizes must be non-empty.");
+  const std::vector<int64_t> inferred = infer_size(sizes, self.size(dim), "unflatten");
+  std::vector<int64_t> shape = self.sizes().vec();
+  shape.erase(shape.begin() + dim);
+  shape.insert(shape.begin() + dim, inferred.begin(), inferred.end());
+  return self.view(shape);
+}
 }  // namespace
 }  // namespace native
 }  // namespace at
@@ -254,10 +440,24 @@ TORCH_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
   m.impl("select.int", TORCH_FN(at::native::select));
   m.impl("slice.Tensor", TORCH_FN(at::native::slice));
   m.impl("alias", TORCH_FN(at::native::alias));
+  m.impl("detach", TORCH_FN(at::native::detach));
+  m.impl("diagonal", TORCH_FN(at::native::diagonal));
+  m.impl("split.Tensor", TORCH_FN(at::native::split));
+  m.impl("split_with_sizes", TORCH_FN(at::native::split_with_sizes));
+  m.impl("unbind.int", TORCH_FN(at::native::unbind));
 }
 
 TORCH_LIBRARY_IMPL(aten, CompositeImplicitAutograd, m) {
   m.impl("reshape", TORCH_FN(at::native::reshape));
   m.impl("narrow", TORCH_FN(at::native::narrow));
   m.impl("contiguous", TORCH_FN(at::native::contiguous));
+  m.impl("expand_as", TORCH_FN(at::native::expand_as));
+  m.impl("view_as", TORCH_FN(at::native::view_as));
+  m.impl("reshape_as", TORCH_FN(at::native::reshape_as));
+  m.impl("flatten.using_ints", TORCH_FN(at::native::flatten));
+  m.impl("unflatten.int", TORCH_FN(at::native::unflatten));
+  m.impl("movedim.int", TORCH_FN(at::native::movedim_int));
+  m.impl("movedim.intlist", TORCH_FN(at::native::movedim));
+  m.impl("split.sizes", TORCH_FN(at::native::split_sizes));
+  m.impl("chunk", TORCH_FN(at::native::chunk));
 }

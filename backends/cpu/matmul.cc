@@ -1,5 +1,6 @@
-// mm, bmm, addmm and mm.out on the CPU: oneDNN's matmul for float32, plain
-// loops for float64. Inputs are wrapped in place (oneDNN reads any row- or
+// mm, bmm, addmm and mm.out on the CPU: oneDNN's matmul for float32 (and for
+// float16/bfloat16, converted to float32 and back), plain loops for float64
+// and the integer dtypes. Inputs are wrapped in place (oneDNN reads any row- or
 // column-major strides), never copied, and primitives are cached per shape.
 #include <cstring>
 #include <unordered_map>
@@ -7,6 +8,7 @@
 #include <dnnl.hpp>
 
 #include "aten/Functions.h"
+#include "backends/cpu/dispatch.h"
 #include "registration/library.h"
 
 namespace at {
@@ -27,9 +29,9 @@ void check_mm(const Tensor& a, const Tensor& b, int64_t dim, const char* where) 
   TORCH_CHECK(a.scalar_type() == b.scalar_type(), where, ": expected both "
               "matrices to have the same dtype, but got ", a.scalar_type(),
               " and ", b.scalar_type(), ".");
-  TORCH_CHECK(a.scalar_type() == ScalarType::Float || a.scalar_type() == ScalarType::Double,
-              where, ": dtype ", a.scalar_type(), " is not supported yet on CPU; "
-              "use float32 or float64 (convert with .to()).");
+  TORCH_CHECK(a.scalar_type() != ScalarType::Bool, where, ": Bool matrices "
+              "cannot be multiplied (PyTorch has no bool matmul on the CPU); "
+              "convert them to an integer or floating dtype with .to().");
 }
 
 // oneDNN (and the plain loop) read a matrix whose last two dims are row- or
@@ -128,8 +130,21 @@ void onednn_matmul(const Tensor& a, const Tensor& w, const Tensor* bias,
 
 // ---------------------------------------------------------------- plain
 
+// The type plain_matmul accumulates in: T, or for integers an unsigned type
+// in which overflow wraps (as PyTorch's results do) without being undefined.
+template <typename T, bool = std::is_integral_v<T>>
+struct MatmulAcc {
+  using type = T;
+};
+template <typename T>
+struct MatmulAcc<T, true> {
+  using type = ember::cpu::wrap_t<T>;
+};
+
+// alpha is converted to T.
 template <typename T>
 void plain_matmul(const Tensor& a, const Tensor& w, double alpha, Tensor& out) {
+  using acc_t = typename MatmulAcc<T>::type;
   const int64_t B = a.dim() == 3 ? a.size(0) : 1;
   const int64_t M = a.size(-2), K = a.size(-1), N = w.size(-1);
   const T* pa = static_cast<const T*>(a.data_ptr());
@@ -142,9 +157,13 @@ void plain_matmul(const Tensor& a, const Tensor& w, double alpha, Tensor& out) {
       T* row = pc + (b * M + i) * N;
       for (int64_t j = 0; j < N; ++j) row[j] = 0;
       for (int64_t kk = 0; kk < K; ++kk) {
-        const T x = pa[b * as0 + i * as1 + kk * as2] * static_cast<T>(alpha);
+        const acc_t x = static_cast<acc_t>(static_cast<acc_t>(pa[b * as0 + i * as1 + kk * as2]) *
+                                           static_cast<acc_t>(static_cast<T>(alpha)));
         const T* wr = pw + b * ws0 + kk * ws1;
-        for (int64_t j = 0; j < N; ++j) row[j] += x * wr[j * ws2];
+        for (int64_t j = 0; j < N; ++j) {
+          row[j] = static_cast<T>(static_cast<acc_t>(row[j]) +
+                                  static_cast<acc_t>(x * static_cast<acc_t>(wr[j * ws2])));
+        }
       }
     }
   }
@@ -159,13 +178,34 @@ void matmul_into(const Tensor& a_in, const Tensor& w_in, const Tensor* bias,
     if (bias) out.add_(*bias);
     return;
   }
+  const ScalarType dtype = a_in.scalar_type();
+  if (dtype == ScalarType::Half || dtype == ScalarType::BFloat16) {
+    // oneDNN 2.6 has no f16 matmul on most CPUs; compute in float32, round
+    // once at the end (PyTorch also accumulates these in float).
+    auto widen = [](const Tensor& t) {
+      Tensor f = at::empty(t.sizes(), t.options().dtype(ScalarType::Float));
+      f.copy_(t);
+      return f;
+    };
+    Tensor out32 = at::empty(out.sizes(), out.options().dtype(ScalarType::Float));
+    const Tensor bias32 = bias ? widen(*bias) : Tensor();
+    matmul_into(widen(a_in), widen(w_in), bias ? &bias32 : nullptr, alpha, out32);
+    out.copy_(out32);
+    return;
+  }
   const Tensor a = usable(a_in);
   const Tensor w = usable(w_in);
-  if (a.scalar_type() == ScalarType::Float) {
+  if (dtype == ScalarType::Float) {
     onednn_matmul(a, w, bias, static_cast<float>(alpha), out);
     return;
   }
-  plain_matmul<double>(a, w, alpha, out);
+  EMBER_DISPATCH_ALL_TYPES_BUT_BOOL(dtype, "mm", [&] {
+    if constexpr (!std::is_same_v<scalar_t, c10::Half> &&
+                  !std::is_same_v<scalar_t, c10::BFloat16> &&
+                  !std::is_same_v<scalar_t, float>) {
+      plain_matmul<scalar_t>(a, w, alpha, out);
+    }
+  });
   if (bias) out.add_(*bias);
 }
 

@@ -152,8 +152,8 @@ TEST(CpuOps, MatmulErrorsNameTheShapes) {
   EXPECT_THAT(errorOf([] { at::linear(iota({2, 3}), iota({4, 2})); }),
               HasSubstr("linear: input's last dimension (3) must equal weight's "
                         "in_features (2)"));
-  EXPECT_THAT(errorOf([] { at::mm(at::ones({2, 2}, at::kInt), at::ones({2, 2}, at::kInt)); }),
-              HasSubstr("mm: dtype Int is not supported yet on CPU"));
+  EXPECT_THAT(errorOf([] { at::mm(at::ones({2, 2}, at::kBool), at::ones({2, 2}, at::kBool)); }),
+              HasSubstr("mm: Bool matrices cannot be multiplied"));
 }
 
 TEST(CpuOps, MmHandlesZeroSizes) {

@@ -50,7 +50,7 @@ def split_top(text, sep=","):
 
 class Type:
     def __init__(self, text):
-        m = re.fullmatch(r"(\w+)(\([a-z*|]+!?\))?(\[(\d*)\])?(\?)?", text)
+        m = re.fullmatch(r"(\w+)(\([a-z*| >-]+!?\))?(\[(\d*)\])?(\?)?", text)
         if not m:
             raise SystemExit("gen_aten: cannot parse type '%s'" % text)
         self.base = {"SymInt": "int"}.get(m.group(1), m.group(1))
@@ -62,7 +62,8 @@ class Type:
 
 class Arg:
     def __init__(self, text, kwarg_only):
-        type_text, rest = text.split(" ", 1)
+        # The type may hold spaces inside its alias annotation: (a -> *).
+        type_text, rest = re.match(r"(\w+(?:\([^)]*\))?\S*)\s+(.*)", text).groups()
         name, _, default = rest.partition("=")
         self.type = Type(type_text)
         self.name = name.strip()

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "backends/cpu/parallel.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
 
@@ -450,17 +451,14 @@ bool TensorIterator::is_contiguous() const {
 // Note [Intra-op parallelism]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // From kParallelGrain elements on, the linear index range [0, numel) is cut
-// into one contiguous block per thread (at most kMaxThreads, fewer if
-// OMP_NUM_THREADS says so) and each block is walked serially. Blocks may
+// into one contiguous block per thread (at::get_num_threads() of them,
+// through ember::cpu::num_threads()) and each block is walked serially. Blocks may
 // start in the middle of a row, which serial_for_each handles. Below the
 // grain, starting threads costs more than it saves. Inside an enclosing
 // OpenMP region the loop runs serially (no nested teams). A loop must not
-// throw: an exception cannot leave an OpenMP region. Two threads because the
-// machines the performance budget is measured on have two cores; a
-// process-wide setting (at::set_num_threads) should replace kMaxThreads.
+// throw: an exception cannot leave an OpenMP region.
 namespace {
 constexpr int64_t kParallelGrain = 32768;
-constexpr int kMaxThreads = 2;
 }  // namespace
 
 void TensorIterator::run(LoopFn* fn, void* ctx) {
@@ -468,7 +466,7 @@ void TensorIterator::run(LoopFn* fn, void* ctx) {
   ran_ = true;
   if (numel_ > 0) {
     const int threads =
-        numel_ >= kParallelGrain ? std::min(omp_get_max_threads(), kMaxThreads) : 1;
+        numel_ >= kParallelGrain ? num_threads() : 1;
     if (threads > 1 && !omp_in_parallel()) {
       const int64_t numel = numel_;
 #pragma omp parallel for num_threads(threads) schedule(static, 1)

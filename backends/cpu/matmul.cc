@@ -9,6 +9,7 @@
 
 #include "aten/Functions.h"
 #include "backends/cpu/dispatch.h"
+#include "backends/cpu/parallel.h"
 #include "registration/library.h"
 
 namespace at {
@@ -124,6 +125,7 @@ void onednn_matmul(const Tensor& a, const Tensor& w, const Tensor* bias,
   std::unordered_map<int, dnnl::memory> args{
       {DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, w_mem}, {DNNL_ARG_DST, c_mem}};
   if (bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory(bias_md, engine(), bias->data_ptr()));
+  ember::cpu::num_threads();  // oneDNN uses this thread's OpenMP setting
   it->second.first.execute(stream, args);
   stream.wait();
 }

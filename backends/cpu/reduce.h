@@ -37,6 +37,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "backends/cpu/parallel.h"
 #include "c10/util/ArrayRef.h"
 
 namespace ember::cpu {
@@ -285,7 +286,7 @@ void reduce_kernel(const ReduceGeometry& g, const typename Ops::in_t* in,
   }
   const int64_t work = g.num_outputs * g.num_reduced;
   const int64_t threads = work >= detail::kReduceGrain && !omp_in_parallel()
-                              ? omp_get_max_threads()
+                              ? num_threads()
                               : 1;
   if (g.outer_mode()) {
     detail::reduce_outer(ops, g, in, threads);

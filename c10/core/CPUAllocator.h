@@ -3,8 +3,9 @@
 // Every CPU tensor's memory comes from here unless a backend registers a
 // replacement with a higher priority (SetCPUAllocator). Blocks are 64-byte
 // aligned, so vectorized kernels may use aligned loads on a storage's first
-// element. The allocator keeps exact counters (bytes in use, peak, number of
-// allocations) that tests and memory profiling read:
+// element. The allocator keeps counters (bytes in use and number of
+// allocations, exact; the peak, see cpu_allocator_stats) that tests and
+// memory profiling read:
 //
 //   c10::DataPtr block = c10::GetCPUAllocator()->allocate(4096);
 //   c10::CPUAllocatorStats stats = c10::cpu_allocator_stats();
@@ -68,8 +69,12 @@ struct CPUAllocatorStats {
 
 // c10::cpu_allocator_stats
 //
-// Reads the counters. Thread-safe; while other threads allocate, the three
-// fields are each exact at some moment but not necessarily the same one.
+// Reads the counters. Thread-safe; while other threads allocate, the fields
+// are each exact at some moment but not necessarily the same one. The peak is
+// exact while one thread at a time allocates; when several threads allocate
+// at once it may be misjudged by less than 64 KiB per thread, because each
+// thread counts in its own slot and publishes in 64 KiB steps (no atomic
+// read-modify-write per allocation). See Note [CPU allocator counters].
 CPUAllocatorStats cpu_allocator_stats();
 
 // c10::reset_cpu_allocator_peak

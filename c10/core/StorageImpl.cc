@@ -1,7 +1,17 @@
 // c10/core/StorageImpl.cc — construction checks of StorageImpl.
 #include "c10/core/StorageImpl.h"
 
+#include "c10/core/impl/BlockCache.h"
+
 namespace c10 {
+
+void* StorageImpl::operator new(size_t size) {
+  return impl::cached_block_new(impl::BlockKind::StorageImpl, size, sizeof(StorageImpl));
+}
+
+void StorageImpl::operator delete(void* block, size_t size) noexcept {
+  impl::cached_block_delete(impl::BlockKind::StorageImpl, block, size, sizeof(StorageImpl));
+}
 namespace {
 
 DataPtr allocate_for_storage(size_t size_bytes, Allocator* allocator) {

@@ -30,6 +30,10 @@ namespace c10 {
 // readers are fine.
 struct StorageImpl : public intrusive_ptr_target {
  public:
+  // Blocks come from a per-thread cache, as TensorImpl's do.
+  static void* operator new(size_t size);
+  static void operator delete(void* block, size_t size) noexcept;
+
   // Tag selecting the constructors that take a size in bytes (PyTorch's
   // spelling; there are no element-count constructors).
   struct use_byte_size_t {};

@@ -1,8 +1,18 @@
 #include "c10/core/TensorImpl.h"
 
+#include "c10/core/impl/BlockCache.h"
+
 #include <algorithm>
 
 namespace c10 {
+
+void* TensorImpl::operator new(size_t size) {
+  return impl::cached_block_new(impl::BlockKind::TensorImpl, size, sizeof(TensorImpl));
+}
+
+void TensorImpl::operator delete(void* block, size_t size) noexcept {
+  impl::cached_block_delete(impl::BlockKind::TensorImpl, block, size, sizeof(TensorImpl));
+}
 namespace impl {
 
 namespace {

@@ -149,6 +149,12 @@ class SizesAndStrides {
 // c10::TensorImpl
 class TensorImpl : public intrusive_ptr_target {
  public:
+  // TensorImpl blocks come from a per-thread cache of freed ones (sized
+  // delete: subclasses of another size bypass it). See
+  // c10/core/impl/BlockCache.h.
+  static void* operator new(size_t size);
+  static void operator delete(void* block, size_t size) noexcept;
+
   // A 0-dim tensor (sizes [], strides []) of `dtype` over `storage`, whose
   // device it takes. `key_set` holds the backend key (e.g. CPU); the
   // autograd-related keys of that backend are added (See Note [Autograd keys

@@ -214,6 +214,18 @@ TEST(CPUAllocator, StatsStayExactAcrossThreads) {
             base.allocation_count + 3 * kThreads * kAllocations);
 }
 
+TEST(CPUAllocator, PeakSeesALargeBlockOfAnotherThread) {
+  c10::reset_cpu_allocator_peak();
+  const c10::CPUAllocatorStats base = c10::cpu_allocator_stats();
+  std::thread([] {
+    DataPtr small = c10::GetCPUAllocator()->allocate(100);
+    DataPtr big = c10::GetCPUAllocator()->allocate(1 << 20);
+  }).join();
+  const c10::CPUAllocatorStats s = c10::cpu_allocator_stats();
+  EXPECT_EQ(s.bytes_in_use, base.bytes_in_use);
+  EXPECT_EQ(s.peak_bytes, base.bytes_in_use + 100 + (1 << 20));
+}
+
 TEST(CPUAllocator, HugeRequestThrowsNamingTheByteCount) {
   const c10::CPUAllocatorStats before = c10::cpu_allocator_stats();
   for (size_t n : {size_t(1) << 62, std::numeric_limits<size_t>::max()}) {

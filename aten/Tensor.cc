@@ -1,3 +1,4 @@
+#include <atomic>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -5,6 +6,25 @@
 #include "aten/Functions.h"
 
 namespace at {
+
+namespace impl {
+namespace {
+std::atomic<VariableHooksInterface*> g_variable_hooks{nullptr};
+}  // namespace
+
+void SetVariableHooks(VariableHooksInterface* hooks) {
+  // Release/acquire: a reader that sees the pointer sees the object.
+  g_variable_hooks.store(hooks, std::memory_order_release);
+}
+
+VariableHooksInterface* GetVariableHooks() {
+  VariableHooksInterface* hooks = g_variable_hooks.load(std::memory_order_acquire);
+  TORCH_CHECK(hooks != nullptr, "autograd is not available in this process (no "
+              "variable hooks are installed). Link the autograd package (depend "
+              "on //:ember) to use grad, backward and requires_grad_.");
+  return hooks;
+}
+}  // namespace impl
 
 std::ostream& operator<<(std::ostream& out, const TensorOptions& options) {
   out << "TensorOptions(dtype=" << options.dtype() << ", device=" << options.device()

@@ -10,11 +10,15 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <type_traits>
 
 #include "aten/TensorOptions.h"
+#include "aten/VariableHooks.h"
 #include "c10/core/Scalar.h"
 #include "c10/core/TensorBase.h"
 #include "c10/util/ArrayRef.h"
@@ -96,6 +100,55 @@ class Tensor : public TensorBase {
   }
   template <typename T, size_t N>
   TensorAccessor<T, N> accessor() && = delete;
+
+  // ---- autograd (implemented by the autograd package; see
+  // aten/VariableHooks.h and docs/autograd.md) ----
+  // Sets requires_grad on a leaf; only floating tensors can require grad.
+  const Tensor& requires_grad_(bool requires_grad = true) const {
+    impl::GetVariableHooks()->set_requires_grad(*this, requires_grad);
+    return *this;
+  }
+  const Tensor& set_requires_grad(bool requires_grad) const {
+    return requires_grad_(requires_grad);
+  }
+  // The accumulated gradient (undefined until a backward reaches this leaf,
+  // or a non-leaf with retain_grad()).
+  const Tensor& grad() const { return impl::GetVariableHooks()->grad(*this); }
+  Tensor& mutable_grad() const { return impl::GetVariableHooks()->mutable_grad(*this); }
+  // The Node that created this tensor; null for leaves.
+  const std::shared_ptr<torch::autograd::Node>& grad_fn() const {
+    return impl::GetVariableHooks()->grad_fn(*this);
+  }
+  bool is_leaf() const { return impl::GetVariableHooks()->is_leaf(*this); }
+  int64_t output_nr() const { return impl::GetVariableHooks()->output_nr(*this); }
+  void retain_grad() const { impl::GetVariableHooks()->retain_grad(*this); }
+  bool retains_grad() const { return impl::GetVariableHooks()->retains_grad(*this); }
+  // Computes the gradient of this tensor with respect to the graph leaves
+  // (or `inputs`). `gradient` may be omitted for a one-element tensor.
+  // retain_graph defaults to create_graph.
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false,
+                std::optional<TensorList> inputs = std::nullopt) const {
+    impl::GetVariableHooks()->backward(*this, gradient, retain_graph, create_graph, inputs);
+  }
+  // Registers a hook called with this tensor's gradient during backward; a
+  // hook returning a Tensor replaces the gradient. Returns a handle for
+  // remove_hook.
+  template <typename F>
+  unsigned register_hook(F&& hook) const {
+    if constexpr (std::is_void_v<std::invoke_result_t<F, const Tensor&>>) {
+      return impl::GetVariableHooks()->register_hook(
+          *this, [f = std::forward<F>(hook)](const Tensor& grad) {
+            f(grad);
+            return Tensor();
+          });
+    } else {
+      return impl::GetVariableHooks()->register_hook(*this, std::forward<F>(hook));
+    }
+  }
+  void remove_hook(unsigned pos) const { impl::GetVariableHooks()->remove_hook(*this, pos); }
+  // The version counter's value (bumped by in-place ops).
+  int64_t _version() const { return static_cast<int64_t>(impl()->version()); }
 
   // PyTorch's printing: values, then "[ CPUFloatType{2,3} ]".
   std::string toString() const;

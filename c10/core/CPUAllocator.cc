@@ -89,12 +89,7 @@ struct alignas(64) CountSlot {  // own cache line: no false sharing
 std::mutex g_slots_mutex;
 CountSlot* g_slots_head = nullptr;  // guarded by g_slots_mutex
 // Trivially constructible and destructible, so reading it needs no TLS
-// guard. initial-exec makes it one %fs-relative load instead of a call to
-// __tls_get_addr from the shared core; the 8 bytes fit in the static TLS
-// space glibc reserves even if the core is dlopen'ed.
-#if defined(__GNUC__)
-__attribute__((tls_model("initial-exec")))
-#endif
+// guard. (Default TLS model: See Note [TLS model of the key sets].)
 thread_local CountSlot* tls_slot = nullptr;
 
 struct SlotReleaser {

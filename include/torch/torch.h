@@ -1,9 +1,10 @@
-// <torch/torch.h> — the umbrella header of libtorch's C++ API. Today it
-// brings in ATen and the operator registry; autograd, nn and optim join as
-// they land (see docs/compat.md).
+// <torch/torch.h> — the umbrella header of libtorch's C++ API: ATen, the
+// operator registry and autograd; nn and optim join as they land (see
+// docs/compat.md).
 #pragma once
 
 #include <ATen/ATen.h>
+#include <torch/autograd.h>
 #include <torch/library.h>
 
 namespace torch {

@@ -47,6 +47,9 @@ def ember_core_library(
         name = name + "_impl",
         hdrs = hdrs,
         srcs = srcs,
+        # thread_locals through TLS descriptors: See Note [TLS model of the
+        # key sets] in c10/core/impl/LocalDispatchKeySet.cc.
+        copts = ["-mtls-dialect=gnu2"],
         deps = [_impl_label(d) for d in deps] + external_deps,
         alwayslink = True,
         visibility = ["//:core_packages"],

@@ -286,8 +286,12 @@ def emit_functions(ops):
                     call_args.append("options.pinned_memory_opt()")
                 else:
                     call_args.append(a.name)
-            out.append("inline %s %s(%s) {\n  return at::_ops::%s::call(%s);\n}\n" % (
-                r, op.name, p, op.struct, ", ".join(call_args)))
+            # As in PyTorch, requires_grad is not an argument of the op: the
+            # result is made to require grad after it is created.
+            out.append("inline %s %s(%s) {\n  at::Tensor result = at::_ops::%s::call(%s);\n"
+                       "  if (options.requires_grad()) result.requires_grad_(true);\n"
+                       "  return result;\n}\n" % (
+                           r, op.name, p, op.struct, ", ".join(call_args)))
     return "\n".join(out)
 
 

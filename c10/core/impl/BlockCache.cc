@@ -12,9 +12,8 @@ namespace {
 // ~~~~~~~~~~~~~~~~~~
 // State per thread, in one trivially constructible and destructible
 // thread_local (zero-initialized, so reading it needs no TLS guard). All
-// accesses are in this file. It keeps the default TLS model: with
-// initial-exec, GNU ld 2.40 resolved this variable's address onto another
-// TLS variable of the core (the Releaser below), corrupting both.
+// accesses are in this file. (Default TLS model: See Note [TLS model of the
+// key sets].)
 //
 // Lists are released at thread exit by a second thread_local with a
 // destructor, created the first time a block is cached. After it ran,

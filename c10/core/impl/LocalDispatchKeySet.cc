@@ -7,12 +7,16 @@ namespace {
 // Note [TLS model of the key sets]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // The state is plain data, zero-initialised, so no TLS wrapper or guard
-// variable is needed. The core shared object is loaded when the program
-// starts (it is a link-time dependency, never dlopen'ed), so the
-// initial-exec model is valid and makes each access a single
-// %fs-relative load instead of a call to __tls_get_addr.
-__attribute__((tls_model("initial-exec"))) thread_local PODLocalDispatchKeySet
-    tls_key_sets{0, 0};
+// variable is needed. The core's thread_locals keep the default (dynamic)
+// TLS model, accessed through TLS descriptors (-mtls-dialect=gnu2, set for
+// every core library in tools/bazel/defs.bzl): since the core is loaded at
+// program start, a descriptor resolves to a constant offset and an access
+// costs a call to a two-instruction resolver. The initial-exec model would
+// save that call, but GNU ld 2.40 (Debian 12) emits wrong TPOFF64
+// relocations for local initial-exec variables of a shared object once
+// several objects contribute TLS (each such variable then aliases offset 0
+// of the core's TLS block), so it is not used.
+thread_local PODLocalDispatchKeySet tls_key_sets{0, 0};
 
 }  // namespace
 

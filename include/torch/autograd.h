@@ -1,0 +1,10 @@
+// <torch/autograd.h> — autograd's C++ API, as in libtorch: backward, grad,
+// custom Functions, grad modes and anomaly mode.
+#pragma once
+
+#include "autograd/anomaly_mode.h"
+#include "autograd/autograd.h"
+#include "autograd/custom_function.h"
+#include "autograd/engine.h"
+#include "autograd/function.h"
+#include "autograd/grad_mode.h"

@@ -66,8 +66,10 @@ Tensor view(const Tensor& self, IntArrayRef size) {
 Tensor reshape(const Tensor& self, IntArrayRef shape) {
   const std::vector<int64_t> sizes = infer_size(shape, self.numel(), "reshape");
   std::vector<int64_t> strides;
+  // Through the view op (not make_view), so autograd records it: reshape
+  // is composite.
   if (compute_view_strides(self.sizes(), self.strides(), sizes, &strides)) {
-    return make_view(self, sizes, strides, self.storage_offset());
+    return self.view(sizes);
   }
   return at::clone(self, MemoryFormat::Contiguous).view(sizes);
 }
@@ -222,7 +224,7 @@ Tensor narrow(const Tensor& self, int64_t dim, int64_t start, int64_t length) {
   if (start < 0) start += size;
   TORCH_CHECK(length >= 0 && start + length <= size, "narrow: start (", start,
               ") + length (", length, ") exceeds dimension size (", size, ").");
-  return native::slice(self, dim, start, start + length, 1);
+  return at::slice(self, dim, start, start + length, 1);
 }
 
 Tensor alias(const Tensor& self) {
@@ -299,7 +301,7 @@ Tensor movedim(const Tensor& self, IntArrayRef source, IntArrayRef destination) 
     while (src_used[static_cast<size_t>(next)]) ++next;
     p = next++;
   }
-  return native::permute(self, perm);
+  return at::permute(self, perm);
 }
 
 Tensor movedim_int(const Tensor& self, int64_t source, int64_t destination) {

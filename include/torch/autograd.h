@@ -8,3 +8,4 @@
 #include "autograd/engine.h"
 #include "autograd/function.h"
 #include "autograd/grad_mode.h"
+#include "autograd/gradcheck.h"

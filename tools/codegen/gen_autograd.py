@@ -129,6 +129,8 @@ def save_expr(arg):
 def local_expr(arg):
     """How apply() rebuilds the argument from what was saved."""
     t = arg.type
+    if t.base == "Tensor":
+        return "%s_" % arg.name
     if t.is_list and t.base == "int" and t.optional:
         return "%s_ ? at::OptionalIntArrayRef(*%s_) : at::OptionalIntArrayRef()" % (arg.name, arg.name)
     if t.is_list and t.base == "int":
@@ -161,6 +163,7 @@ class Gen:
         self.diff_inputs.sort(key=lambda d: order.index(d[0]))
         self.names = names
         self.nret = len(op.returns)
+        self.list_return = self.nret == 1 and op.returns[0].is_list
         self.output_diff = entry.output_diff or [True] * self.nret
 
     # what a formula needs from the forward
@@ -169,6 +172,13 @@ class Gen:
         f = self.all_formulas
         for a in self.op.args:
             if a.type.base == "Tensor":
+                if a.type.is_list and a.type.optional:
+                    # Index tensors (never differentiable): kept as they are.
+                    if uses(f, a.name):
+                        out.append(("value", a.name, "std::vector<std::optional<at::Tensor>>",
+                                    "std::vector<std::optional<at::Tensor>>(%s.begin(), %s.end())" % (
+                                        a.name, a.name)))
+                    continue
                 if a.type.is_list:
                     if uses(f, a.name):
                         out.append(("tensorlist", a.name, None, None))
@@ -196,6 +206,11 @@ class Gen:
         return out
 
     def formula_cpp(self, formula):
+        if uses(formula, "grad_input_mask"):
+            n = len(self.edge_args())
+            mask = "std::vector<bool>{%s}" % ", ".join(
+                "should_compute_output(%d)" % i for i in range(n))
+            formula = re.sub(r"(?<![\w.])grad_input_mask(?!\w)", mask, formula)
         # X.attr() -> X_attr for saved attributes
         def sub(m):
             name, attr = m.group(1), m.group(2)
@@ -231,7 +246,7 @@ class Gen:
         n_out = self.num_grad_outputs()
         body.append("  variable_list grad_inputs(%s);" % n_out)
         body.append("  if (!any_defined(grads)) return grad_inputs;")
-        if self.nret > 1:
+        if self.nret > 1 or self.list_return:
             body.append("  materialize_grads(*this, grads);")
         body.append("  const at::Tensor& grad = grads[0];")
         body.append("  (void)grad;")
@@ -359,8 +374,9 @@ class Gen:
             if kind == "tensor":
                 a = self.names[name]
                 if inplace and a.type.write:
-                    lines.append("    { at::AutoDispatchBelowADInplaceOrView below; "
-                                 "%s->%s_ = SavedVariable(%s.clone(), false); }" % (var, name, name))
+                    # The value before the op, with history (a clone recorded
+                    # by autograd), so second derivatives see it.
+                    lines.append("    %s->%s_ = SavedVariable(%s.clone(), false);" % (var, name, name))
                 elif a.type.optional:
                     lines.append("    if (%s.has_value()) %s->%s_ = SavedVariable(*%s, false);" % (name, var, name, name))
                 else:
@@ -407,7 +423,10 @@ def functional_kernel(g, op):
         op.struct, (", " + call_args(op)) if op.args else ""))
     lines.append("  }();")
     lines.append("  if (grad_fn) {")
-    if g.nret == 1:
+    if g.list_return:
+        outs = ["result"]
+        lines.append("    for (const auto& t : result) set_history(t, grad_fn);")
+    elif g.nret == 1:
         outs = ["result"]
         lines.append("    set_history(result, grad_fn);")
     else:

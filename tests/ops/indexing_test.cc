@@ -374,6 +374,10 @@ TEST_P(Indexing, MaskedFillShapesAndErrors) {
   EXPECT_THAT(errorOf([&] { r.masked_fill_(T({3}, {1, 0, 1}, kBool), T({1}, {2}, kInt)); }),
               HasSubstr("only supports a 0-dimensional value tensor, but got tensor with 1 "
                         "dimension(s)"));
+  at::Tensor bytes = T({2}, {1, 2}, kByte);
+  EXPECT_THAT(errorOf([&] { bytes.masked_fill_(T({2}, {1, 0}, kBool), 300); }),
+              HasSubstr("value 300 cannot be converted to type"));
+  EXPECT_TRUE(close(bytes, Ref({2}, {1, 2}), kByte, kExact)) << "bytes changed";
   EXPECT_THAT(errorOf([&] { at::masked_fill(row, T({2}, {1, 0}, kBool), 0); }),
               HasSubstr("[3] and [2] cannot be broadcast"));
 }

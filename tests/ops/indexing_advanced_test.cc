@@ -2,6 +2,9 @@
 // against a reference written from NumPy's documented rules, for every
 // dtype and the layouts of conformance.h.
 #include <optional>
+#include <tuple>
+
+#include "registration/library.h"
 
 #include "tests/ops/conformance.h"
 
@@ -311,6 +314,50 @@ TEST_P(AdvancedIndexing, IndexPutErrors) {
   EXPECT_THAT(errorOf([&] { e.index_put_({T({1}, {0})}, T({}, {1}, kFloat)); }),
               HasSubstr("more than one element of the written-to tensor refers to a single "
                         "memory location"));
+}
+
+// Tensor?[] arguments cross the boxed path (IValue stacks) both ways.
+TEST_P(AdvancedIndexing, OptionalTensorListsCrossTheBoxedPath) {
+  const at::Tensor x = T({2, 3}, {0, 1, 2, 3, 4, 5}, kFloat);
+  auto op = c10::Dispatcher::singleton().findSchemaOrThrow("aten::index", "Tensor");
+  torch::jit::Stack stack;
+  std::vector<std::optional<at::TensorBase>> indices = {std::nullopt, T({2}, {2, 0})};
+  torch::jit::push(stack, x, indices);
+  op.callBoxed(stack);
+  ASSERT_EQ(stack.size(), 1u);
+  EXPECT_TRUE(close(at::Tensor(stack[0].toTensorBase()), Ref({2, 2}, {2, 0, 5, 3}), kFloat,
+                    kExact));
+}
+
+// A boxed kernel for an op returning two out= tensors: the unboxed caller
+// gets references to its own out= arguments back.
+void fill_two_outs(const c10::OperatorHandle&, torch::jit::Stack* stack) {
+  at::Tensor b((*stack)[2].toTensorBase());
+  at::Tensor a((*stack)[1].toTensorBase());
+  a.fill_(1);
+  b.fill_(2);
+  torch::jit::drop(*stack, 3);
+  torch::jit::push(*stack, a, b);
+}
+
+TEST_P(AdvancedIndexing, TupleOfOutReferencesFromABoxedKernel) {
+  torch::Library def(torch::Library::DEF, "indexing_test", std::nullopt, __FILE__, __LINE__);
+  def.def("two_out(Tensor self, *, Tensor(a!) a, Tensor(b!) b) -> (Tensor(a!) a, Tensor(b!) b)");
+  torch::Library cpu(torch::Library::IMPL, "indexing_test", c10::DispatchKey::CPU, __FILE__,
+                     __LINE__);
+  cpu.impl("two_out", torch::CppFunction::makeFromBoxedFunction<&fill_two_outs>());
+  auto op = c10::Dispatcher::singleton()
+                .findSchemaOrThrow("indexing_test::two_out", "")
+                .typed<std::tuple<at::Tensor&, at::Tensor&>(const at::Tensor&, at::Tensor&,
+                                                           at::Tensor&)>();
+  const at::Tensor x = T({2}, {0, 0}, kFloat);
+  at::Tensor a = T({2}, {0, 0}, kFloat);
+  at::Tensor b = T({2}, {0, 0}, kFloat);
+  auto result = op.call(x, a, b);
+  EXPECT_EQ(&std::get<0>(result), &a);
+  EXPECT_EQ(&std::get<1>(result), &b);
+  EXPECT_TRUE(close(a, Ref({2}, {1, 1}), kFloat, kExact));
+  EXPECT_TRUE(close(b, Ref({2}, {2, 2}), kFloat, kExact));
 }
 
 }  // namespace

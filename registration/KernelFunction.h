@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <type_traits>
 #include <typeindex>
 #include <typeinfo>
@@ -320,6 +321,23 @@ R& referenceReturn(Args&... args) {
     return std::get<sizeof...(Args) - 1>(refs);
   }
 }
+
+// Whether R is a std::tuple of lvalue references (the returns of an out=
+// op with several outputs, e.g. sort.values).
+template <class R>
+struct is_reference_tuple : std::false_type {};
+template <class... T>
+struct is_reference_tuple<std::tuple<T...>>
+    : std::bool_constant<(sizeof...(T) > 0) && (std::is_lvalue_reference_v<T> && ...)> {};
+
+// The tensors a tuple of references refers to when the kernel is boxed:
+// the last arguments (the out= tensors, in order), as in PyTorch.
+template <class Tup, class... Args, size_t... I>
+Tup referenceTupleReturn(std::index_sequence<I...>, Args&... args) {
+  auto refs = std::forward_as_tuple(args...);
+  constexpr size_t base = sizeof...(Args) - std::tuple_size_v<Tup>;
+  return Tup(std::get<base + I>(refs)...);
+}
 }  // namespace impl
 
 template <class R, class... Args>
@@ -332,6 +350,9 @@ R KernelFunction::callBoxedFromUnboxed(const OperatorHandle& op,
   if constexpr (std::is_lvalue_reference_v<R>) {
     static_assert(sizeof...(Args) > 0, "a reference return needs an argument");
     return impl::referenceReturn<std::remove_reference_t<R>, Args...>(args...);
+  } else if constexpr (impl::is_reference_tuple<R>::value) {
+    return impl::referenceTupleReturn<R, Args...>(
+        std::make_index_sequence<std::tuple_size_v<R>>(), args...);
   } else {
     TORCH_CHECK(stack.size() == impl::ReturnFromStack<R>::size,
                 "boxed kernel: expected ", impl::ReturnFromStack<R>::size,

@@ -60,10 +60,12 @@ template <class T>
 struct SchemaType<std::vector<T>> {
   static TypeSpec get() { return listOf<T>(); }
 };
+// No enable_if here: with one, neither this nor std::vector<T> above would
+// be more specialized and every use would be ambiguous.
 template <class T>
-struct SchemaType<std::vector<std::optional<T>>,
-                  std::enable_if_t<is_tensor_like_v<T>>> {
+struct SchemaType<std::vector<std::optional<T>>> {
   static TypeSpec get() {
+    static_assert(is_tensor_like_v<T>, "only Tensor?[] lists have optional entries");
     TypeSpec t{BaseType::Tensor};
     t.element_optional = true;
     t.is_list = true;

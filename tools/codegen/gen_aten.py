@@ -50,13 +50,19 @@ def split_top(text, sep=","):
 
 class Type:
     def __init__(self, text):
+        # `Tensor?[]` (a list whose entries may be None, as index.Tensor
+        # takes) is a list with optional entries; arg_type emits it as a
+        # vector of std::optional<at::Tensor>.
+        optional_entries = text.endswith("?[]")
+        if optional_entries:
+            text = text[:-3] + "[]"
         m = re.fullmatch(r"(\w+)(\([a-z*| >-]+!?\))?(\[(\d*)\])?(\?)?", text)
         if not m:
             raise SystemExit("gen_aten: cannot parse type '%s'" % text)
         self.base = {"SymInt": "int"}.get(m.group(1), m.group(1))
         self.alias = m.group(2) or ""
         self.is_list = m.group(3) is not None
-        self.optional = m.group(5) is not None
+        self.optional = m.group(5) is not None or optional_entries
         self.write = self.alias.endswith("!)")
 
 

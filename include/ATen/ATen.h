@@ -3,6 +3,7 @@
 #pragma once
 
 #include "aten/Functions.h"
+#include "aten/Reduction.h"
 #include "aten/Tensor.h"
 #include "aten/TensorOperators.h"
 #include "aten/TensorOptions.h"

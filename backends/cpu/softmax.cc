@@ -83,8 +83,12 @@ void softmax_row(const in_t* __restrict x, out_t* __restrict y, int64_t n) {
   }
   const acc_t sum = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
   if constexpr (kLog) {
-    const acc_t shift = max + std::log(sum);
-    for (i = 0; i < n; ++i) y[i] = static_cast<out_t>(static_cast<acc_t>(x[i]) - shift);
+    // (x - max) - log(sum): x - max is exact for nearby values, while
+    // max + log(sum) would round at max's magnitude.
+    const acc_t log_sum = std::log(sum);
+    for (i = 0; i < n; ++i) {
+      y[i] = static_cast<out_t>((static_cast<acc_t>(x[i]) - max) - log_sum);
+    }
   } else if constexpr (kStoreExp) {
     const acc_t inv = acc_t(1) / sum;
     for (i = 0; i < n; ++i) y[i] *= inv;
@@ -119,11 +123,7 @@ void softmax_columns(const in_t* x, out_t* y, int64_t n, int64_t inner, int64_t 
     }
   }
   for (int64_t j = 0; j < len; ++j) {
-    if constexpr (kLog) {
-      m[j] += std::log(s[j]);
-    } else {
-      s[j] = acc_t(1) / s[j];
-    }
+    s[j] = kLog ? std::log(s[j]) : acc_t(1) / s[j];
   }
   for (int64_t r = 0; r < n; ++r) {
     const in_t* __restrict row = x + r * inner;
@@ -131,7 +131,7 @@ void softmax_columns(const in_t* x, out_t* y, int64_t n, int64_t inner, int64_t 
     for (int64_t j = 0; j < len; ++j) {
       const acc_t v = static_cast<acc_t>(row[j]);
       if constexpr (kLog) {
-        out[j] = static_cast<out_t>(v - m[j]);
+        out[j] = static_cast<out_t>((v - m[j]) - s[j]);
       } else {
         out[j] = static_cast<out_t>(nn::fast_exp(v - m[j]) * s[j]);
       }

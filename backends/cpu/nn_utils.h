@@ -12,6 +12,8 @@
 #include <optional>
 #include <type_traits>
 
+// Functions.h defines the inline Tensor methods (contiguous, reshape, ...).
+#include "aten/Functions.h"
 #include "aten/Tensor.h"
 #include "c10/core/ScalarType.h"
 #include "c10/util/Exception.h"

@@ -48,54 +48,87 @@ Shape3 shape3(const at::Tensor& t, int64_t dim) {
 template <typename in_t, typename out_t, bool kLog>
 void softmax_row(const in_t* __restrict x, out_t* __restrict y, int64_t n) {
   using acc_t = opmath_t<in_t>;
-  constexpr int kLanes = 8;
-  acc_t m[kLanes];
-  for (int k = 0; k < kLanes; ++k) m[k] = -std::numeric_limits<acc_t>::infinity();
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int k = 0; k < kLanes; ++k) {
-      const acc_t v = static_cast<acc_t>(x[i + k]);
-      m[k] = v > m[k] ? v : m[k];
-    }
-  }
-  for (; i < n; ++i) {
-    const acc_t v = static_cast<acc_t>(x[i]);
-    m[0] = v > m[0] ? v : m[0];
-  }
-  acc_t max = m[0];
-  for (int k = 1; k < kLanes; ++k) max = m[k] > max ? m[k] : max;
-  // A NaN anywhere makes the row NaN, as in PyTorch (the max skips it, the
-  // exp of it does not).
+  // `omp simd` reductions let GCC reassociate the max and the sum across
+  // SIMD lanes (it may not otherwise, floating-point addition not being
+  // associative).
+  acc_t max = -std::numeric_limits<acc_t>::infinity();
+#pragma omp simd reduction(max : max)
+  for (int64_t i = 0; i < n; ++i) max = std::max(max, static_cast<acc_t>(x[i]));
+  // A NaN anywhere makes the row NaN, as in PyTorch (the max may skip it,
+  // the exp of it does not).
   constexpr bool kStoreExp = !kLog && std::is_same_v<out_t, acc_t>;
-  acc_t s[kLanes] = {};
-  i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int k = 0; k < kLanes; ++k) {
-      const acc_t e = nn::fast_exp(static_cast<acc_t>(x[i + k]) - max);
-      if constexpr (kStoreExp) y[i + k] = e;
-      s[k] += e;
+  acc_t sum = 0;
+  if constexpr (kStoreExp) {
+#pragma omp simd reduction(+ : sum)
+    for (int64_t i = 0; i < n; ++i) {
+      const acc_t e = nn::fast_exp(static_cast<acc_t>(x[i]) - max);
+      y[i] = e;
+      sum += e;
     }
+  } else {
+#pragma omp simd reduction(+ : sum)
+    for (int64_t i = 0; i < n; ++i) sum += nn::fast_exp(static_cast<acc_t>(x[i]) - max);
   }
-  for (; i < n; ++i) {
-    const acc_t e = nn::fast_exp(static_cast<acc_t>(x[i]) - max);
-    if constexpr (kStoreExp) y[i] = e;
-    s[0] += e;
-  }
-  const acc_t sum = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
   if constexpr (kLog) {
     // (x - max) - log(sum): x - max is exact for nearby values, while
     // max + log(sum) would round at max's magnitude.
     const acc_t log_sum = std::log(sum);
-    for (i = 0; i < n; ++i) {
+    for (int64_t i = 0; i < n; ++i) {
       y[i] = static_cast<out_t>((static_cast<acc_t>(x[i]) - max) - log_sum);
     }
   } else if constexpr (kStoreExp) {
     const acc_t inv = acc_t(1) / sum;
-    for (i = 0; i < n; ++i) y[i] *= inv;
+    for (int64_t i = 0; i < n; ++i) y[i] *= inv;
   } else {
     const acc_t inv = acc_t(1) / sum;
-    for (i = 0; i < n; ++i) {
+    for (int64_t i = 0; i < n; ++i) {
       y[i] = static_cast<out_t>(nn::fast_exp(static_cast<acc_t>(x[i]) - max) * inv);
+    }
+  }
+}
+
+// Short rows (n < kShortRow): a per-row loop would run mostly in its scalar
+// tail, so rows are processed a group at a time, with the exps of the
+// whole group in one vectorized loop over a buffer of kGroup elements.
+constexpr int64_t kShortRow = 64;
+constexpr int64_t kGroup = 4096;
+
+template <typename in_t, typename out_t, bool kLog>
+void softmax_short_rows(const in_t* x, out_t* y, int64_t rows, int64_t n) {
+  using acc_t = opmath_t<in_t>;
+  acc_t buf[kGroup];
+  const int64_t group_rows = kGroup / n;
+  for (int64_t r0 = 0; r0 < rows; r0 += group_rows) {
+    const int64_t nr = std::min(group_rows, rows - r0);
+    const in_t* __restrict xg = x + r0 * n;
+    out_t* __restrict yg = y + r0 * n;
+    for (int64_t r = 0; r < nr; ++r) {
+      acc_t max = -std::numeric_limits<acc_t>::infinity();
+      for (int64_t j = 0; j < n; ++j) max = std::max(max, static_cast<acc_t>(xg[r * n + j]));
+      for (int64_t j = 0; j < n; ++j) buf[r * n + j] = static_cast<acc_t>(xg[r * n + j]) - max;
+    }
+    const int64_t count = nr * n;
+    if constexpr (kLog) {
+      acc_t e[kGroup];
+#pragma omp simd
+      for (int64_t k = 0; k < count; ++k) e[k] = nn::fast_exp(buf[k]);
+      for (int64_t r = 0; r < nr; ++r) {
+        acc_t sum = 0;
+        for (int64_t j = 0; j < n; ++j) sum += e[r * n + j];
+        const acc_t log_sum = std::log(sum);
+        for (int64_t j = 0; j < n; ++j) {
+          yg[r * n + j] = static_cast<out_t>(buf[r * n + j] - log_sum);
+        }
+      }
+    } else {
+#pragma omp simd
+      for (int64_t k = 0; k < count; ++k) buf[k] = nn::fast_exp(buf[k]);
+      for (int64_t r = 0; r < nr; ++r) {
+        acc_t sum = 0;
+        for (int64_t j = 0; j < n; ++j) sum += buf[r * n + j];
+        const acc_t inv = acc_t(1) / sum;
+        for (int64_t j = 0; j < n; ++j) yg[r * n + j] = static_cast<out_t>(buf[r * n + j] * inv);
+      }
     }
   }
 }
@@ -145,6 +178,11 @@ void softmax_kernel(const in_t* x, out_t* y, const Shape3& s) {
   const int64_t work = s.outer * s.n * s.inner;
   if (s.inner == 1) {
     nn::parallel_for(s.outer, work, [&](int64_t begin, int64_t end) {
+      if (s.n < kShortRow) {
+        softmax_short_rows<in_t, out_t, kLog>(x + begin * s.n, y + begin * s.n, end - begin,
+                                              s.n);
+        return;
+      }
       for (int64_t o = begin; o < end; ++o) {
         softmax_row<in_t, out_t, kLog>(x + o * s.n, y + o * s.n, s.n);
       }

@@ -540,5 +540,24 @@ TEST_P(NnLoss, BinaryCrossEntropyWithLogitsIsStable) {
   EXPECT_TRUE(close(at::binary_cross_entropy_with_logits(big, t, {}, {}, kNone), Ref({2}, {100, 100}), kFloat));
 }
 
+// The example at the top of docs/ops/nn.md.
+TEST(NnDocs, ExampleRuns) {
+  at::Tensor logits = at::full({4, 10}, 0.5);            // [N, C]
+  at::Tensor target = at::zeros({4}, at::kLong);          // class indices
+  at::Tensor p = at::softmax(logits, /*dim=*/1);
+  at::Tensor loss = at::cross_entropy_loss(logits, target);          // mean over the batch
+  at::Tensor sum = at::nll_loss(at::log_softmax(logits, 1), target, {}, at::Reduction::Sum);
+  at::Tensor y = at::layer_norm(logits, {10});
+  at::Tensor running_mean = at::zeros({10}), running_var = at::ones({10});
+  auto [out, save_mean, save_invstd] = at::native_batch_norm(
+      logits, {}, {}, running_mean, running_var, /*training=*/true, 0.1, 1e-5);
+  EXPECT_NEAR(p.select(0, 0).select(0, 0).item<float>(), 0.1, 1e-6);
+  EXPECT_NEAR(loss.item<float>(), std::log(10.0), 1e-5);
+  EXPECT_NEAR(sum.item<float>(), 4 * std::log(10.0), 1e-4);
+  EXPECT_NEAR(y.select(0, 0).select(0, 0).item<float>(), 0, 1e-6);
+  EXPECT_NEAR(out.select(0, 0).select(0, 0).item<float>(), 0, 1e-6);
+  EXPECT_NEAR(running_mean.select(0, 0).item<float>(), 0.05, 1e-6);
+}
+
 }  // namespace
 }  // namespace ember_conformance

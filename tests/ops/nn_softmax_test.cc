@@ -105,10 +105,13 @@ TEST_P(NnSoftmax, MatchesReferenceOnEveryDimLayoutAndDtype) {
 
 TEST_P(NnSoftmax, LongRowsAndMoreColumnsThanABlock) {
   Ref r;
-  // Rows longer than the eight lanes and a tail; the middle dim with 300
-  // columns after it (more than one block of 256).
+  // Long rows with a tail; the middle dim with 300 columns after it (more
+  // than one block of 256).
   for (const auto& [shape, dim] : std::vector<std::pair<std::vector<int64_t>, int64_t>>{
-           {{3, 1003}, 1}, {{2, 3, 300}, 1}, {{2, 3, 300}, 0}, {{40, 1000}, -1}}) {
+           {{3, 1003}, 1}, {{2, 3, 300}, 1}, {{2, 3, 300}, 0}, {{40, 1000}, -1},
+           // Short rows, processed in groups of 4096 elements (several
+           // groups, and on two threads for the largest).
+           {{300, 30}, 1}, {{5000, 1}, 1}, {{2000, 30}, -1}, {{70, 63}, 1}}) {
     for (const bool strided : {false, true}) {
       const at::Tensor x = random_tensor(shape, kFloat, {-10, 10}, 5, strided, &r);
       EXPECT_TRUE(close(at::softmax(x, dim), softmax_ref(r, dim, false), kFloat,

@@ -41,6 +41,13 @@ TEST_P(NnEmbedding, PicksRowsForEveryIndexShapeLayoutAndDtype) {
       }
     }
   }
+  // Enough rows to split between threads.
+  std::vector<double> many;
+  for (int i = 0; i < 1000; ++i) many.push_back((i * 7) % 50);
+  const Ref big = random_ref({50, 40}, kFloat, {}, 5);
+  EXPECT_TRUE(close(at::embedding(make_tensor(big, kFloat, device()),
+                                  make_tensor(Ref({1000}, many), kLong, device())),
+                    embedding_ref(big, many, {1000}), kFloat, Tol{0, 0}));
   // Non-contiguous indices.
   const Ref wr = random_ref({5, 2}, kFloat, {}, 3);
   const at::Tensor idx = make_tensor(Ref({2, 2}, {1, 3, 4, 0}), kLong, device()).t();

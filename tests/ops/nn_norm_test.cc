@@ -106,6 +106,50 @@ TEST_P(NnNorm, BatchNormTrainingUsesBatchStatisticsAndUpdatesRunningOnes) {
   }
 }
 
+// Layer norm over the last dim, without weight and bias (defined below).
+Ref layer_norm_ref_for_large(const Ref& x);
+
+// Above 32768 elements the channels (rows) are split between threads.
+TEST_P(NnNorm, LargeInputsMatchReferences) {
+  Ref xr;
+  const at::Tensor x = random_tensor({64, 4, 160}, kFloat, {-2, 3}, 91, true, &xr);
+  const std::vector<double> w = channel_values(4, 0.5, 0.5), b = channel_values(4, -1, 1);
+  const auto [out, mean, invstd] = at::native_batch_norm(
+      x, make_tensor(Ref({4}, w), kFloat, device()), make_tensor(Ref({4}, b), kFloat, device()),
+      {}, {}, true, 0.1, kEps);
+  const BnRef want = batch_norm_ref(xr, w, b, nullptr, nullptr);
+  EXPECT_TRUE(close(out, want.out, kFloat, Tol{1e-5, 1e-5}));
+  EXPECT_TRUE(close(mean, Ref({4}, want.mean), kFloat, Tol{1e-5, 1e-6}));
+  const at::Tensor go = make_tensor(random_ref({64, 4, 160}, kFloat, {-1, 1}, 93), kFloat, device());
+  const auto [gi, gw, gb] = at::native_batch_norm_backward(go, x, {}, {}, {}, mean, invstd, true,
+                                                           kEps, {true, true, true});
+  // Reference: (g - mean(g) - xhat * mean(g * xhat)) * invstd per channel.
+  const Ref gr = to_ref(go);
+  Ref gi_want = xr;
+  for (int64_t c = 0; c < 4; ++c) {
+    const double is = 1 / std::sqrt(want.var[c] + kEps);
+    double sg = 0, sgx = 0;
+    for (int64_t i = 0; i < 64; ++i) {
+      for (int64_t k = 0; k < 160; ++k) {
+        const size_t at = static_cast<size_t>((i * 4 + c) * 160 + k);
+        sg += gr.v[at];
+        sgx += gr.v[at] * (xr.v[at] - want.mean[c]) * is;
+      }
+    }
+    for (int64_t i = 0; i < 64; ++i) {
+      for (int64_t k = 0; k < 160; ++k) {
+        const size_t at = static_cast<size_t>((i * 4 + c) * 160 + k);
+        const double xhat = (xr.v[at] - want.mean[c]) * is;
+        gi_want.v[at] = (gr.v[at] - sg / 10240 - xhat * sgx / 10240) * is;
+      }
+    }
+  }
+  EXPECT_TRUE(close(gi, gi_want, kFloat, Tol{1e-4, 1e-5}));
+  const at::Tensor y = random_tensor({100, 400}, kDouble, {-2, 2}, 95, true, &xr);
+  EXPECT_TRUE(close(at::layer_norm(y, {400}), layer_norm_ref_for_large(xr), kDouble,
+                    Tol{1e-10, 1e-10}));
+}
+
 TEST_P(NnNorm, BatchNormEvalUsesRunningStatistics) {
   for (const ScalarType dtype : {kFloat, kDouble}) {
     Ref xr;
@@ -216,6 +260,8 @@ LnRef layer_norm_ref(const Ref& x, size_t k, const std::vector<double>& w,
   }
   return r;
 }
+
+Ref layer_norm_ref_for_large(const Ref& x) { return layer_norm_ref(x, 1, {}, {}).out; }
 
 struct LnCase {
   std::vector<int64_t> input, normalized, stat;

@@ -4,6 +4,7 @@
 
 #include "aten/Functions.h"
 #include "aten/Parallel.h"
+#include "aten/Reduction.h"
 #include "aten/Tensor.h"
 #include "aten/TensorOperators.h"
 #include "aten/TensorOptions.h"

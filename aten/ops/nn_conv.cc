@@ -53,7 +53,9 @@ std::vector<int64_t> two(IntArrayRef p, const char* name) {
 Tensor conv2d_padding(const Tensor& input, const Tensor& weight,
                       const std::optional<Tensor>& bias, IntArrayRef stride,
                       c10::string_view padding, IntArrayRef dilation, int64_t groups) {
-  if (padding == "valid") return conv2d(input, weight, bias, stride, {0}, dilation, groups);
+  if (padding == "valid") {
+    return native::conv2d(input, weight, bias, stride, {0}, dilation, groups);
+  }
   TORCH_CHECK(padding == "same", "conv2d: invalid padding string '", std::string(padding),
               "'; it should be one of {'valid', 'same'}.");
   const bool batched = batched_conv2d_input(input, weight);

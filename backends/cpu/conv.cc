@@ -310,7 +310,12 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
   if (output_mask[1]) grad_weight = at::empty(p.weight.sizes(), weight.options());
   if (output_mask[2]) grad_bias = at::empty({out_channels}, grad_output.options());
   bool bias_done = false;
-  if (!transposed) {
+  const bool both = output_mask[0] && output_mask[1];
+  if (!transposed && both && input.scalar_type() == c10::ScalarType::Float && nonempty(g) &&
+      conv_detail::onednn_backward(g, dense(p.input), dense(go), p.weight.contiguous(),
+                                   grad_input, grad_weight, grad_bias)) {
+    bias_done = true;
+  } else if (!transposed) {
     if (output_mask[0]) backward_data(g, go, p.weight, grad_input);
     if (output_mask[1]) bias_done = backward_weights(g, p.input, go, grad_weight, grad_bias);
   } else {

@@ -52,5 +52,9 @@ bool onednn_backward_data(const ConvGeometry& g, const at::Tensor& dy,
 bool onednn_backward_weights(const ConvGeometry& g, const at::Tensor& x,
                              const at::Tensor& dy, const at::Tensor& dw,
                              const at::Tensor& dbias);
+// Both of the above in one call, reordering dY once.
+bool onednn_backward(const ConvGeometry& g, const at::Tensor& x, const at::Tensor& dy,
+                     const at::Tensor& w, const at::Tensor& dx, const at::Tensor& dw,
+                     const at::Tensor& dbias);
 
 }  // namespace ember::cpu::conv_detail

@@ -148,13 +148,12 @@ Entry& cached(Cache& cache, const Key& key) {
   return cache[key];
 }
 
-// Runs a cached primitive on user buffers: in0/in1 are read, out (and
-// extra, the bias or its gradient, when the entry has one) written.
-void run(Entry& e, int in0_arg, const void* in0, int in1_arg, const void* in1,
-         int out_arg, void* out, int extra_arg, void* extra) {
-  std::unordered_map<int, dnnl::memory> args;
-  args.emplace(in0_arg, input(e.in0, in0));
-  args.emplace(in1_arg, input(e.in1, in1));
+// Runs a cached primitive on two prepared inputs (see input()); writes
+// `out` (and `extra`, the bias or its gradient, when given) in the user's
+// layout.
+void run(Entry& e, int in0_arg, const dnnl::memory& in0, int in1_arg,
+         const dnnl::memory& in1, int out_arg, void* out, int extra_arg, void* extra) {
+  std::unordered_map<int, dnnl::memory> args{{in0_arg, in0}, {in1_arg, in1}};
   dnnl::memory user_out(e.out.to, engine(), out);
   dnnl::memory prim_out = e.out.needed ? dnnl::memory(e.out.from, engine()) : user_out;
   args.emplace(out_arg, prim_out);
@@ -166,6 +165,68 @@ void run(Entry& e, int in0_arg, const void* in0, int in1_arg, const void* in1,
 
 dnnl::memory::desc bias_md(const ConvGeometry& g) {
   return dnnl::memory::desc({g.Cy}, dt::f32, tag::x);
+}
+
+// ---- cached primitives, one cache per kind and thread -----------------------------
+
+Entry& forward_entry(const ConvGeometry& g, const at::Tensor& x, const at::Tensor& y,
+                     bool with_bias) {
+  thread_local Cache cache;
+  Entry& e = cached(cache, make_key(Kind::kForward, g, x, y, with_bias));
+  if (!e.prim) {
+    const auto pd = forward_pd(g, with_bias);
+    e.in0 = make_step(user_md(x), pd.src_desc());
+    e.in1 = make_step(user_weight_md(g), pd.weights_desc());
+    e.out = make_step(pd.dst_desc(), user_md(y));
+    e.extra_md = bias_md(g);
+    e.prim = dnnl::convolution_forward(pd);
+  }
+  return e;
+}
+
+Entry& data_entry(const ConvGeometry& g, const at::Tensor& dy, const at::Tensor& dx) {
+  thread_local Cache cache;
+  Entry& e = cached(cache, make_key(Kind::kBackwardData, g, dy, dx, false));
+  if (!e.prim) {
+    const Strides s = strides_of(g);
+    const dnnl::convolution_backward_data::desc d(
+        dnnl::algorithm::convolution_direct, any_md({g.N, g.Cx, g.Hx, g.Wx}),
+        any_md(weight_dims(g)), any_md({g.N, g.Cy, g.Hy, g.Wy}), s.strides, s.dilates,
+        s.pad_l, s.pad_r);
+    const dnnl::convolution_backward_data::primitive_desc pd(d, engine(),
+                                                             forward_pd(g, false));
+    e.in0 = make_step(user_md(dy), pd.diff_dst_desc());
+    e.in1 = make_step(user_weight_md(g), pd.weights_desc());
+    e.out = make_step(pd.diff_src_desc(), user_md(dx));
+    e.prim = dnnl::convolution_backward_data(pd);
+  }
+  return e;
+}
+
+Entry& weights_entry(const ConvGeometry& g, const at::Tensor& x, const at::Tensor& dy,
+                     bool with_bias) {
+  thread_local Cache cache;
+  Entry& e = cached(cache, make_key(Kind::kBackwardWeights, g, x, dy, with_bias));
+  if (!e.prim) {
+    const Strides s = strides_of(g);
+    const auto alg = dnnl::algorithm::convolution_direct;
+    const auto x_md = any_md({g.N, g.Cx, g.Hx, g.Wx});
+    const auto y_md = any_md({g.N, g.Cy, g.Hy, g.Wy});
+    const auto w_md = any_md(weight_dims(g));
+    const auto d = with_bias
+        ? dnnl::convolution_backward_weights::desc(alg, x_md, w_md, bias_md(g), y_md,
+                                                   s.strides, s.dilates, s.pad_l, s.pad_r)
+        : dnnl::convolution_backward_weights::desc(alg, x_md, w_md, y_md, s.strides,
+                                                   s.dilates, s.pad_l, s.pad_r);
+    const dnnl::convolution_backward_weights::primitive_desc pd(d, engine(),
+                                                                forward_pd(g, with_bias));
+    e.in0 = make_step(user_md(x), pd.src_desc());
+    e.in1 = make_step(user_md(dy), pd.diff_dst_desc());
+    e.out = make_step(pd.diff_weights_desc(), user_weight_md(g));
+    e.extra_md = bias_md(g);
+    e.prim = dnnl::convolution_backward_weights(pd);
+  }
+  return e;
 }
 
 }  // namespace
@@ -181,18 +242,10 @@ bool onednn_forward(const ConvGeometry& g, const at::Tensor& x, const at::Tensor
                     const at::Tensor& bias, const at::Tensor& y) {
   try {
     const bool with_bias = bias.defined();
-    thread_local Cache cache;
-    Entry& e = cached(cache, make_key(Kind::kForward, g, x, y, with_bias));
-    if (!e.prim) {
-      const auto pd = forward_pd(g, with_bias);
-      e.in0 = make_step(user_md(x), pd.src_desc());
-      e.in1 = make_step(user_weight_md(g), pd.weights_desc());
-      e.out = make_step(pd.dst_desc(), user_md(y));
-      e.extra_md = bias_md(g);
-      e.prim = dnnl::convolution_forward(pd);
-    }
-    run(e, DNNL_ARG_SRC, x.data_ptr(), DNNL_ARG_WEIGHTS, w.data_ptr(), DNNL_ARG_DST,
-        y.data_ptr(), DNNL_ARG_BIAS, with_bias ? bias.data_ptr() : nullptr);
+    Entry& e = forward_entry(g, x, y, with_bias);
+    run(e, DNNL_ARG_SRC, input(e.in0, x.data_ptr()), DNNL_ARG_WEIGHTS,
+        input(e.in1, w.data_ptr()), DNNL_ARG_DST, y.data_ptr(), DNNL_ARG_BIAS,
+        with_bias ? bias.data_ptr() : nullptr);
   } catch (const dnnl::error&) {
     return false;  // See Note [oneDNN refusals]
   }
@@ -202,23 +255,9 @@ bool onednn_forward(const ConvGeometry& g, const at::Tensor& x, const at::Tensor
 bool onednn_backward_data(const ConvGeometry& g, const at::Tensor& dy,
                           const at::Tensor& w, const at::Tensor& dx) {
   try {
-    thread_local Cache cache;
-    Entry& e = cached(cache, make_key(Kind::kBackwardData, g, dy, dx, false));
-    if (!e.prim) {
-      const Strides s = strides_of(g);
-      const dnnl::convolution_backward_data::desc d(
-          dnnl::algorithm::convolution_direct, any_md({g.N, g.Cx, g.Hx, g.Wx}),
-          any_md(weight_dims(g)), any_md({g.N, g.Cy, g.Hy, g.Wy}), s.strides, s.dilates,
-          s.pad_l, s.pad_r);
-      const dnnl::convolution_backward_data::primitive_desc pd(d, engine(),
-                                                               forward_pd(g, false));
-      e.in0 = make_step(user_md(dy), pd.diff_dst_desc());
-      e.in1 = make_step(user_weight_md(g), pd.weights_desc());
-      e.out = make_step(pd.diff_src_desc(), user_md(dx));
-      e.prim = dnnl::convolution_backward_data(pd);
-    }
-    run(e, DNNL_ARG_DIFF_DST, dy.data_ptr(), DNNL_ARG_WEIGHTS, w.data_ptr(),
-        DNNL_ARG_DIFF_SRC, dx.data_ptr(), 0, nullptr);
+    Entry& e = data_entry(g, dy, dx);
+    run(e, DNNL_ARG_DIFF_DST, input(e.in0, dy.data_ptr()), DNNL_ARG_WEIGHTS,
+        input(e.in1, w.data_ptr()), DNNL_ARG_DIFF_SRC, dx.data_ptr(), 0, nullptr);
   } catch (const dnnl::error&) {
     return false;  // See Note [oneDNN refusals]
   }
@@ -230,28 +269,31 @@ bool onednn_backward_weights(const ConvGeometry& g, const at::Tensor& x,
                              const at::Tensor& dbias) {
   try {
     const bool with_bias = dbias.defined();
-    thread_local Cache cache;
-    Entry& e = cached(cache, make_key(Kind::kBackwardWeights, g, x, dy, with_bias));
-    if (!e.prim) {
-      const Strides s = strides_of(g);
-      const auto alg = dnnl::algorithm::convolution_direct;
-      const auto x_md = any_md({g.N, g.Cx, g.Hx, g.Wx});
-      const auto y_md = any_md({g.N, g.Cy, g.Hy, g.Wy});
-      const auto w_md = any_md(weight_dims(g));
-      const auto d = with_bias
-          ? dnnl::convolution_backward_weights::desc(alg, x_md, w_md, bias_md(g), y_md,
-                                                     s.strides, s.dilates, s.pad_l, s.pad_r)
-          : dnnl::convolution_backward_weights::desc(alg, x_md, w_md, y_md, s.strides,
-                                                     s.dilates, s.pad_l, s.pad_r);
-      const dnnl::convolution_backward_weights::primitive_desc pd(d, engine(),
-                                                                  forward_pd(g, with_bias));
-      e.in0 = make_step(user_md(x), pd.src_desc());
-      e.in1 = make_step(user_md(dy), pd.diff_dst_desc());
-      e.out = make_step(pd.diff_weights_desc(), user_weight_md(g));
-      e.extra_md = bias_md(g);
-      e.prim = dnnl::convolution_backward_weights(pd);
-    }
-    run(e, DNNL_ARG_SRC, x.data_ptr(), DNNL_ARG_DIFF_DST, dy.data_ptr(),
+    Entry& e = weights_entry(g, x, dy, with_bias);
+    run(e, DNNL_ARG_SRC, input(e.in0, x.data_ptr()), DNNL_ARG_DIFF_DST,
+        input(e.in1, dy.data_ptr()), DNNL_ARG_DIFF_WEIGHTS, dw.data_ptr(),
+        DNNL_ARG_DIFF_BIAS, with_bias ? dbias.data_ptr() : nullptr);
+  } catch (const dnnl::error&) {
+    return false;  // See Note [oneDNN refusals]
+  }
+  return true;
+}
+
+bool onednn_backward(const ConvGeometry& g, const at::Tensor& x, const at::Tensor& dy,
+                     const at::Tensor& w, const at::Tensor& dx, const at::Tensor& dw,
+                     const at::Tensor& dbias) {
+  try {
+    const bool with_bias = dbias.defined();
+    Entry& ed = data_entry(g, dy, dx);
+    Entry& ew = weights_entry(g, x, dy, with_bias);
+    // dy is read by both primitives: reordered once when they agree on its
+    // layout (they usually do).
+    const dnnl::memory dy_data = input(ed.in0, dy.data_ptr());
+    const dnnl::memory dy_weights =
+        ew.in1.to == ed.in0.to ? dy_data : input(ew.in1, dy.data_ptr());
+    run(ed, DNNL_ARG_DIFF_DST, dy_data, DNNL_ARG_WEIGHTS, input(ed.in1, w.data_ptr()),
+        DNNL_ARG_DIFF_SRC, dx.data_ptr(), 0, nullptr);
+    run(ew, DNNL_ARG_SRC, input(ew.in0, x.data_ptr()), DNNL_ARG_DIFF_DST, dy_weights,
         DNNL_ARG_DIFF_WEIGHTS, dw.data_ptr(), DNNL_ARG_DIFF_BIAS,
         with_bias ? dbias.data_ptr() : nullptr);
   } catch (const dnnl::error&) {

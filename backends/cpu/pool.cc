@@ -147,38 +147,47 @@ inline void taps(int64_t start, int64_t d, int64_t k, int64_t in, int64_t* k0, i
 
 // ---- max pooling ---------------------------------------------------------------
 
+// A row of outputs at a time, one window tap at a time across the row: the
+// inner loop is branch-free (random data makes a compare-and-branch
+// unpredictable) and runs along memory. Per output, taps are visited in
+// row-major window order, so the first maximum wins ties; the first valid
+// tap is always taken, so an all -inf window names its first element.
 template <typename T>
 void max_pool_planes(const Pool& p, const T* in, T* out, int64_t* ind) {
   using acc_t = opmath_t<T>;
   parallel_planes(p.planes, p.OH * p.OW * p.kH * p.kW, [&](int64_t plane) {
+    thread_local std::vector<acc_t> row_buffer;
+    row_buffer.resize(static_cast<size_t>(p.OW));
+    acc_t* best = row_buffer.data();
     const T* x = in + plane * p.H * p.W;
-    T* y = out + plane * p.OH * p.OW;
-    int64_t* yi = ind + plane * p.OH * p.OW;
     for (int64_t oh = 0; oh < p.OH; ++oh) {
+      T* y = out + (plane * p.OH + oh) * p.OW;
+      int64_t* yi = ind + (plane * p.OH + oh) * p.OW;
+      std::fill(best, best + p.OW, -std::numeric_limits<acc_t>::infinity());
+      std::fill(yi, yi + p.OW, int64_t{-1});
       const int64_t h0 = oh * p.sH - p.pH;
       int64_t kh0, kh1;
       taps(h0, p.dH, p.kH, p.H, &kh0, &kh1);
-      for (int64_t ow = 0; ow < p.OW; ++ow) {
-        const int64_t w0 = ow * p.sW - p.pW;
-        int64_t kw0, kw1;
-        taps(w0, p.dW, p.kW, p.W, &kw0, &kw1);
-        acc_t best = -std::numeric_limits<acc_t>::infinity();
-        int64_t best_i = kh0 < kh1 && kw0 < kw1 ? (h0 + kh0 * p.dH) * p.W + w0 + kw0 * p.dW
-                                                 : -1;
-        for (int64_t kh = kh0; kh < kh1; ++kh) {
-          const int64_t row = (h0 + kh * p.dH) * p.W;
-          for (int64_t kw = kw0; kw < kw1; ++kw) {
-            const int64_t i = row + w0 + kw * p.dW;
-            const acc_t v = static_cast<acc_t>(x[i]);
-            if (v > best || std::isnan(v)) {
-              best = v;
-              best_i = i;
-            }
+      for (int64_t kh = kh0; kh < kh1; ++kh) {
+        const int64_t row = (h0 + kh * p.dH) * p.W;
+        for (int64_t kw = 0; kw < p.kW; ++kw) {
+          const int64_t off = kw * p.dW - p.pW;
+          // Outputs ow whose tap ow * sW + off lies inside the row.
+          const int64_t first = off >= 0 ? 0 : (-off + p.sW - 1) / p.sW;
+          const int64_t last = std::min(p.OW, p.W - off > 0 ? (p.W - off - 1) / p.sW + 1 : 0);
+          // Locals: stores through yi could otherwise alias `p`'s fields.
+          const T* xr = x + row + off;
+          const int64_t base = row + off, step = p.sW;
+          for (int64_t ow = first; ow < last; ++ow) {
+            const acc_t v = static_cast<acc_t>(xr[ow * step]);
+            const int64_t cur = yi[ow];
+            const bool take = (v > best[ow]) | (v != v) | (cur < 0);
+            best[ow] = take ? v : best[ow];
+            yi[ow] = take ? base + ow * step : cur;
           }
         }
-        y[oh * p.OW + ow] = static_cast<T>(best);
-        yi[oh * p.OW + ow] = best_i;
       }
+      for (int64_t ow = 0; ow < p.OW; ++ow) y[ow] = static_cast<T>(best[ow]);
     }
   });
 }

@@ -78,6 +78,12 @@ Prepared prepare(const at::Tensor& input, const at::Tensor& weight,
               ") and bias (", bias->scalar_type(), ") must have the same dtype; convert "
               "one with .to().");
   const int64_t k = input.dim() - 2;
+  for (int64_t d = 2; d < input.dim(); ++d) {
+    TORCH_CHECK(weight.size(d) > 0, op, ": expected a kernel of positive sizes, but got "
+                "weight of size ", shape_str(weight.sizes()), ".");
+    TORCH_CHECK(input.size(d) > 0, op, ": expected input's spatial dimensions to have "
+                "positive length, but input has a shape of ", shape_str(input.sizes()), ".");
+  }
   const auto stride = expand_param(stride_in, "stride", k, op);
   const auto padding = expand_param(padding_in, "padding", k, op);
   const auto dilation = expand_param(dilation_in, "dilation", k, op);

@@ -4,6 +4,7 @@
 #include "backends/cpu/pool.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -342,13 +343,10 @@ at::Tensor max_pool2d_with_indices_backward(
   at::Tensor gin = at::empty(self.sizes(), self.options());
   const int64_t* ip = static_cast<const int64_t*>(idx.data_ptr());
   const int64_t plane_in = p.H * p.W, plane_out = p.OH * p.OW;
-  // Checked before writing: an index outside its plane would write out of
-  // bounds (-1 marks a window with no input element and is skipped).
-  for (int64_t i = 0; i < idx.numel(); ++i) {
-    TORCH_CHECK(ip[i] >= -1 && ip[i] < plane_in, op, ": index ", ip[i], " at position ",
-                i, " is outside its input plane of ", p.H, "x", p.W,
-                " elements; pass the indices max_pool2d_with_indices returned.");
-  }
+  // An index outside its plane is skipped, not written (it would write out
+  // of bounds), and reported once the loop is done (a loop cannot throw);
+  // -1 marks a window with no input element and is skipped silently.
+  std::atomic<int64_t> bad_position{-1};
   EMBER_DISPATCH_FLOATING_TYPES(self.scalar_type(), op, [&] {
     const scalar_t* gp = static_cast<const scalar_t*>(g.data_ptr());
     scalar_t* out = static_cast<scalar_t*>(gin.data_ptr());
@@ -358,13 +356,24 @@ at::Tensor max_pool2d_with_indices_backward(
       const scalar_t* gy = gp + plane * plane_out;
       const int64_t* iy = ip + plane * plane_out;
       for (int64_t j = 0; j < plane_out; ++j) {
-        if (iy[j] >= 0) {
-          gx[iy[j]] = static_cast<scalar_t>(static_cast<opmath_t<scalar_t>>(gx[iy[j]]) +
-                                            static_cast<opmath_t<scalar_t>>(gy[j]));
+        const int64_t at = iy[j];
+        if (at >= 0 && at < plane_in) {
+          gx[at] = static_cast<scalar_t>(static_cast<opmath_t<scalar_t>>(gx[at]) +
+                                         static_cast<opmath_t<scalar_t>>(gy[j]));
+        } else if (at != -1) {
+          // Relaxed: the parallel region ends with a barrier, which orders
+          // this store before the load below; any one bad position will do.
+          int64_t none = -1;
+          bad_position.compare_exchange_strong(none, plane * plane_out + j,
+                                               std::memory_order_relaxed);
         }
       }
     });
   });
+  const int64_t bad = bad_position.load();
+  TORCH_CHECK(bad < 0, op, ": index ", bad < 0 ? 0 : ip[bad], " at position ", bad,
+              " is outside its input plane of ", p.H, "x", p.W, " elements; pass the "
+              "indices max_pool2d_with_indices returned.");
   return in_layout_of(gin, self);
 }
 

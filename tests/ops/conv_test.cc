@@ -334,8 +334,9 @@ TEST_P(Conv, ZeroSizeBatchAndChannels) {
     EXPECT_TRUE(close(gb, Ref({3}, {0, 0, 0}), dtype));
     // No input channels: the result is the bias.
     const at::Tensor b = make_tensor(Ref({2}, {1.5, -2}), dtype, device());
-    const at::Tensor y0 = at::convolution(at::ones({1, 0, 3, 3}, opts), at::ones({2, 0, 2, 2}, opts),
-                                          b, {1}, {0}, {1}, false, {0}, 1);
+    const at::Tensor y0 = at::convolution(at::ones({1, 0, 3, 3}, opts),
+                                          at::ones({2, 0, 2, 2}, opts), b, {1}, {0}, {1},
+                                          false, {0}, 1);
     EXPECT_TRUE(close(y0, Ref({1, 2, 2, 2}, {1.5, 1.5, 1.5, 1.5, -2, -2, -2, -2}), dtype));
   }
 }
@@ -474,6 +475,12 @@ TEST_P(Conv, ErrorsNameTheShapes) {
                         "(3 x 3). Kernel size can't be greater than actual input size"));
   EXPECT_THAT(errorOf([&] { conv(at::ones({1, 3, 2, 2}, f), w, std::nullopt, {1}, {0}, {2}); }),
               HasSubstr("Kernel size: (5 x 5)"));
+  EXPECT_THAT(errorOf([&] { conv(x, at::ones({4, 3, 0, 3}, f)); }),
+              HasSubstr("expected a kernel of positive sizes, but got weight of size "
+                        "[4, 3, 0, 3]"));
+  EXPECT_THAT(errorOf([&] { conv(at::ones({2, 3, 0, 8}, f), w, std::nullopt, {1}, {2}); }),
+              HasSubstr("expected input's spatial dimensions to have positive length, but "
+                        "input has a shape of [2, 3, 0, 8]"));
   EXPECT_THAT(errorOf([&] { conv(x, w, std::nullopt, {0}); }),
               HasSubstr("non-positive stride is not supported (stride=[0, 0])"));
   EXPECT_THAT(errorOf([&] { conv(x, w, std::nullopt, {1, -1}); }),
@@ -501,11 +508,14 @@ TEST_P(Conv, ErrorsNameTheShapes) {
   EXPECT_THAT(errorOf([&] { conv(x, w, at::ones({4}, options(kDouble))); }),
               HasSubstr("input (Float) and bias (Double) must have the same dtype"));
   EXPECT_THAT(errorOf([&] {
-                conv(at::ones({1, 3, 4, 4}, options(kLong)), at::ones({4, 3, 3, 3}, options(kLong)));
+                conv(at::ones({1, 3, 4, 4}, options(kLong)),
+                     at::ones({4, 3, 3, 3}, options(kLong)));
               }),
               HasSubstr("convolution: dtype Long is not supported on the CPU"));
   // Transposed: channels come from weight dim 0, output_padding is bounded.
-  EXPECT_THAT(errorOf([&] { conv(at::ones({1, 3, 4, 4}, f), w, std::nullopt, {1}, {0}, {1}, 1, true); }),
+  EXPECT_THAT(errorOf([&] {
+                conv(at::ones({1, 3, 4, 4}, f), w, std::nullopt, {1}, {0}, {1}, 1, true);
+              }),
               HasSubstr("given groups=1, transposed=1, weight of size [4, 3, 3, 3], expected "
                         "input[1, 3, 4, 4] to have 4 channels, but got 3 channels instead"));
   EXPECT_THAT(errorOf([&] {

@@ -335,7 +335,9 @@ TEST_P(Pool, InputGradientsMatchFiniteDifferences) {
   };
   const std::vector<Op> ops = {
       {"max_pool2d",
-       [](const at::Tensor& in) { return at::max_pool2d(in, {3, 2}, {2, 2}, {1, 1}, {1, 2}, true); },
+       [](const at::Tensor& in) {
+         return at::max_pool2d(in, {3, 2}, {2, 2}, {1, 1}, {1, 2}, true);
+       },
        [](const at::Tensor& r, const at::Tensor& in) {
          const auto idx = std::get<1>(
              at::max_pool2d_with_indices(in, {3, 2}, {2, 2}, {1, 1}, {1, 2}, true));
@@ -429,6 +431,12 @@ TEST_P(Pool, ErrorsFollowPyTorchsChecks) {
                                                      at::full({1, 2, 2, 2}, 16, options(kLong)));
               }),
               HasSubstr("index 16 at position 0 is outside its input plane of 4x4 elements"));
+  const at::Tensor one_bad = make_tensor(Ref({1, 2, 2, 2}, {0, 1, 4, 5, 0, -7, 2, 3}), kLong,
+                                         device());
+  EXPECT_THAT(errorOf([&] {
+                at::max_pool2d_with_indices_backward(v, x, {2}, {2}, {0}, {1}, false, one_bad);
+              }),
+              HasSubstr("index -7 at position 5 is outside its input plane"));
   EXPECT_THAT(errorOf([&] {
                 at::avg_pool2d_backward(at::ones({1, 2, 3, 3}, options(kDouble)), x, {2}, {2},
                                         {0}, false, true, std::nullopt);

@@ -2,8 +2,8 @@
 # Runs Ember's aten/mm/nn benchmarks and the same workloads on Debian's
 # libtorch in one invocation, both pinned to the same thread count, as
 # DESIGN.md's performance budget asks, once per thread count given (default:
-# 1, then 2), and prints each pair's ratio Ember/libtorch (median real time;
-# below 1 means Ember is faster). Needs `apt-get install libtorch-dev` (kept
+# 1, then 2), and prints each pair's ratio Ember/libtorch (median real and CPU
+# time; below 1 means Ember is faster). Needs `apt-get install libtorch-dev` (kept
 # out of the default build and tests).
 #   tools/bench/libtorch_side_by_side.sh [THREADS...]
 set -euo pipefail
@@ -32,14 +32,15 @@ for threads in "${thread_counts[@]}"; do
   echo "== libtorch 1.13.1 (threads=$threads)"
   "$out/libtorch_ops" "${args[@]}" 2>/dev/null | grep median | tee "$out/libtorch.txt"
   echo "== ratio Ember/libtorch (threads=$threads)"
-  # Pairs BM_At<X> or BM_<X> with BM_Libtorch<X>, by median real time.
+  # Pairs BM_At<X> or BM_<X> with BM_Libtorch<X>: medians of real and CPU
+  # time (CPU time is the steadier one on a shared machine).
   python3 - "$out/ember.txt" "$out/libtorch.txt" <<'EOF'
 import re, sys
 units = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 def read(path, prefix):
     times = {}
     for line in open(path):
-        m = re.match(r"BM_(\S+)_median\s+([\d.]+) (ns|us|ms|s)\s", line)
+        m = re.match(r"BM_(\S+)_median\s+([\d.]+) (ns|us|ms|s)\s+([\d.]+) (ns|us|ms|s)\s", line)
         if not m:
             continue
         name = m.group(1)
@@ -49,11 +50,15 @@ def read(path, prefix):
             name = name[len(prefix):]
         elif name.startswith("At"):
             name = name[2:]
-        times[name] = float(m.group(2)) * units[m.group(3)]
+        times[name] = (float(m.group(2)) * units[m.group(3)],
+                       float(m.group(4)) * units[m.group(5)])
     return times
 ember, torch = read(sys.argv[1], None), read(sys.argv[2], "Libtorch")
+print("%-28s %12s %12s %8s %12s %12s %8s" % ("workload", "Ember real", "torch real",
+      "ratio", "Ember CPU", "torch CPU", "ratio"))
 for name in sorted(set(ember) & set(torch)):
-    print("%-28s %10.1f us %10.1f us   %.2fx" % (
-        name, ember[name] * 1e6, torch[name] * 1e6, ember[name] / torch[name]))
+    (er, ec), (tr, tc) = ember[name], torch[name]
+    print("%-28s %9.1f us %9.1f us %7.2fx %9.1f us %9.1f us %7.2fx" % (
+        name, er * 1e6, tr * 1e6, er / tr, ec * 1e6, tc * 1e6, ec / tc))
 EOF
 done

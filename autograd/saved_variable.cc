@@ -15,33 +15,43 @@ std::string describe(const at::Tensor& t) {
 }
 }  // namespace
 
+namespace {
+// A new TensorImpl over the same data and version counter, without autograd
+// metadata: how an op's own output is saved (keeping the output itself would
+// make the Node own itself through the output's grad_fn). Built directly,
+// not through the detach op, as this runs for every saved output.
+at::Tensor shallow_copy_without_history(const at::Tensor& t) {
+  const c10::TensorImpl* src = t.unsafeGetTensorImpl();
+  auto impl = c10::make_intrusive<c10::TensorImpl>(
+      c10::Storage(src->storage()),
+      c10::DispatchKeySet(c10::computeDispatchKey(src->device().type())), src->dtype());
+  impl->set_sizes_and_strides(src->sizes(), src->strides(), src->storage_offset());
+  impl->set_version_counter(src->version_counter());
+  return at::Tensor(std::move(impl));
+}
+}  // namespace
+
 SavedVariable::SavedVariable(const at::Tensor& variable, bool is_output) {
   if (!variable.defined()) return;
   was_defined_ = true;
   is_output_ = is_output;
   saved_version_ = variable.unsafeGetTensorImpl()->version();
   requires_grad_ = variable.requires_grad();
-  type_description_ = describe(variable);
   AutogradMeta* meta = impl::get_autograd_meta(variable);
   if (meta != nullptr) output_nr_ = meta->output_nr_;
   if (is_output) {
-    // Saving the output with its grad_fn would make the Node own itself.
-    data_ = variable.detach();
-    data_.unsafeGetTensorImpl()->set_version_counter(
-        variable.unsafeGetTensorImpl()->version_counter());
+    data_ = shallow_copy_without_history(variable);
   } else {
-    data_ = variable.detach();
-    if (meta != nullptr) {
-      grad_fn_ = meta->grad_fn_;
-      is_leaf_ = grad_fn_ == nullptr;
-      if (is_leaf_ && requires_grad_) grad_accumulator_ = impl::grad_accumulator(variable);
-    }
+    // An input is kept as it is (it does not refer to this Node); unpack()
+    // hands it back with its own history. Its creator is remembered for the
+    // error message, as an in-place op may replace it.
+    data_ = variable;
+    if (meta != nullptr && meta->grad_fn_) grad_fn_at_save_ = meta->grad_fn_;
   }
 }
 
 void SavedVariable::reset_data() {
   data_ = at::Tensor();
-  grad_fn_.reset();
   released_ = true;
 }
 
@@ -55,35 +65,21 @@ at::Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
               "saved tensors after calling backward.");
   const uint32_t current = data_.unsafeGetTensorImpl()->version();
   if (current != saved_version_) {
-    const std::shared_ptr<Node>& fn = is_output_ ? saved_for : grad_fn_;
+    const std::shared_ptr<Node> fn = is_output_ ? saved_for : grad_fn_at_save_.lock();
     std::string origin = fn ? c10::str(", which is output ", output_nr_, " of ", fn->name())
                             : std::string();
     C10_THROW_ERROR(Error, "one of the variables needed for gradient computation has "
-                    "been modified by an inplace operation: ", type_description_, origin,
+                    "been modified by an inplace operation: ", describe(data_), origin,
                     ", is at version ", current, "; expected version ", saved_version_,
                     " instead. Hint: the backtrace further above shows the operation "
                     "that failed to compute its gradient. The variable in question was "
                     "changed in there or anywhere later. Good luck!");
   }
-  if (!requires_grad_) return data_;
-  // A fresh tensor over the same data, with the saved history, so that
-  // create_graph passes can differentiate through it.
-  at::Tensor var = data_.detach();
-  var.unsafeGetTensorImpl()->set_version_counter(data_.unsafeGetTensorImpl()->version_counter());
-  if (is_output_) {
-    if (saved_for) impl::set_gradient_edge(var, Edge(saved_for, output_nr_));
-  } else if (grad_fn_) {
-    impl::set_gradient_edge(var, Edge(grad_fn_, output_nr_));
-  } else if (is_leaf_) {
-    // The leaf itself: its AccumulateGrad, so a gradient of the backward
-    // reaches the same .grad.
-    std::shared_ptr<Node> acc = grad_accumulator_.lock();
-    if (acc) {
-      impl::set_gradient_edge(var, Edge(acc, 0));
-    } else {
-      var.requires_grad_(true);
-    }
-  }
+  if (!is_output_ || !requires_grad_ || !saved_for) return data_;
+  // A saved output: a fresh tensor over the same data with the Node as its
+  // grad_fn, so that create_graph passes can differentiate through it.
+  at::Tensor var = shallow_copy_without_history(data_);
+  impl::set_gradient_edge(var, Edge(saved_for, output_nr_));
   return var;
 }
 

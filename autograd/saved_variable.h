@@ -29,17 +29,15 @@ class SavedVariable {
   bool defined() const { return was_defined_; }
 
  private:
+  // The input itself, or (for an output) a copy without history.
   at::Tensor data_;
-  std::shared_ptr<Node> grad_fn_;           // for saved non-outputs
-  std::weak_ptr<Node> grad_accumulator_;    // for saved leaves
+  std::weak_ptr<Node> grad_fn_at_save_;  // for the in-place error message
   uint32_t saved_version_ = 0;
   uint32_t output_nr_ = 0;
   bool was_defined_ = false;
   bool is_output_ = false;
-  bool is_leaf_ = false;
   bool requires_grad_ = false;
   bool released_ = false;
-  std::string type_description_;
 };
 
 }  // namespace autograd

@@ -1,10 +1,13 @@
-// The same workloads as aten_bench and mm_bench, against Debian's libtorch
+// The same workloads as aten_bench, mm_bench and nn_bench, against Debian's libtorch
 // (1.13.1), for side-by-side ratios. Not part of the Bazel build: compiled
 // and run by tools/bench/libtorch_side_by_side.sh, which also runs Ember's
 // benchmarks in the same invocation with the same thread settings.
 #include <benchmark/benchmark.h>
 
 #include <torch/torch.h>
+
+#include <cstdint>
+#include <vector>
 
 namespace {
 
@@ -49,5 +52,81 @@ void BM_LibtorchMm(benchmark::State& state) {
       benchmark::Counter::kIs1000);
 }
 BENCHMARK(BM_LibtorchMm)->Arg(256)->Arg(1024)->Unit(benchmark::kMicrosecond);
+
+// ---- nn_bench's workloads (see tools/bench/nn_bench.cc) ----------------------
+
+at::Tensor Filled(std::vector<int64_t> shape, uint32_t seed) {
+  at::Tensor t = at::empty(shape);
+  float* p = t.data_ptr<float>();
+  uint32_t s = seed;
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    s = s * 1664525u + 1013904223u;
+    p[i] = static_cast<float>(s >> 8) / static_cast<float>(1u << 23) - 1.0f;
+  }
+  return t;
+}
+
+struct ConvLayer {
+  std::vector<int64_t> x, w;
+};
+const ConvLayer kConvLayers[] = {{{64, 1, 28, 28}, {32, 1, 3, 3}},
+                                 {{64, 32, 13, 13}, {64, 32, 3, 3}}};
+const std::vector<int64_t> kPoolInputs[] = {{64, 32, 26, 26}, {64, 64, 11, 11}};
+
+void ConvFlops(benchmark::State& state, const at::Tensor& y, const ConvLayer& l,
+               double passes) {
+  const double macs = static_cast<double>(y.numel()) * l.w[1] * l.w[2] * l.w[3];
+  state.counters["GFLOP/s"] = benchmark::Counter(
+      2.0 * macs * passes, benchmark::Counter::kIsIterationInvariantRate,
+      benchmark::Counter::kIs1000);
+}
+
+void BM_LibtorchConv2dForward(benchmark::State& state) {
+  const ConvLayer& l = kConvLayers[state.range(0)];
+  const at::Tensor x = Filled(l.x, 1), w = Filled(l.w, 2), b = Filled({l.w[0]}, 3);
+  at::Tensor y;
+  for (auto _ : state) {
+    y = at::conv2d(x, w, b);
+    benchmark::DoNotOptimize(y.data_ptr());
+  }
+  ConvFlops(state, y, l, 1);
+}
+BENCHMARK(BM_LibtorchConv2dForward)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+void BM_LibtorchConv2dBackward(benchmark::State& state) {
+  const ConvLayer& l = kConvLayers[state.range(0)];
+  const at::Tensor x = Filled(l.x, 1), w = Filled(l.w, 2), b = Filled({l.w[0]}, 3);
+  const at::Tensor y = at::conv2d(x, w, b);
+  const at::Tensor gy = Filled(y.sizes().vec(), 4);
+  const std::vector<int64_t> bias_sizes = {l.w[0]};
+  for (auto _ : state) {
+    auto grads = at::convolution_backward(gy, x, w, bias_sizes, {1, 1}, {0, 0}, {1, 1},
+                                          false, {0, 0}, 1, {true, true, true});
+    benchmark::DoNotOptimize(std::get<0>(grads).data_ptr());
+  }
+  ConvFlops(state, y, l, 2);
+}
+BENCHMARK(BM_LibtorchConv2dBackward)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+void BM_LibtorchMaxPool2d(benchmark::State& state) {
+  const at::Tensor x = Filled(kPoolInputs[state.range(0)], 5);
+  for (auto _ : state) {
+    at::Tensor y = at::max_pool2d(x, {2, 2});
+    benchmark::DoNotOptimize(y.data_ptr());
+  }
+}
+BENCHMARK(BM_LibtorchMaxPool2d)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+void BM_LibtorchMaxPool2dBackward(benchmark::State& state) {
+  const at::Tensor x = Filled(kPoolInputs[state.range(0)], 5);
+  const auto out = at::max_pool2d_with_indices(x, {2, 2}, {2, 2}, {0, 0}, {1, 1}, false);
+  const at::Tensor gy = Filled(std::get<0>(out).sizes().vec(), 6);
+  for (auto _ : state) {
+    at::Tensor gx = at::max_pool2d_with_indices_backward(gy, x, {2, 2}, {2, 2}, {0, 0},
+                                                         {1, 1}, false, std::get<1>(out));
+    benchmark::DoNotOptimize(gx.data_ptr());
+  }
+}
+BENCHMARK(BM_LibtorchMaxPool2dBackward)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

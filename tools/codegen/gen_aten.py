@@ -7,6 +7,10 @@ One line per operator: its schema, then optional `|`-separated flags:
                              for the dtype/layout/device/pin_memory group
   backend_select             emit a BackendSelect kernel that picks the
                              backend from the `device` argument
+  cpp_defaults_from=<arg>    give the at:: function C++ defaults only from
+                             that argument on (an overload whose defaults
+                             would make a short call ambiguous, such as
+                             conv2d.padding)
 
 Outputs (each argument is an output path, by basename):
   Operators.h        at::_ops::<op> structs: schema type, call, redispatch
@@ -190,11 +194,13 @@ def default_value(arg):
     return d
 
 
-def params(args, with_defaults):
+def params(args, with_defaults, defaults_from=None):
     out = []
     for a in args:
+        if a.name == defaults_from:
+            defaults_from = None
         text = "%s %s" % (arg_type(a.type), a.name)
-        dv = default_value(a) if with_defaults else None
+        dv = default_value(a) if with_defaults and defaults_from is None else None
         if dv is not None:
             text += " = " + dv
         out.append(text)
@@ -270,7 +276,8 @@ def emit_functions(ops):
         group = [a for a in op.args if a.name in OPTIONS_GROUP]
         use_options = "options" in op.flags and len(group) == len(OPTIONS_GROUP)
         out.append("inline %s %s(%s) {\n  return at::_ops::%s::call(%s);\n}\n" % (
-            r, op.name, params(op.args, defaults_ok(op.args) and not use_options),
+            r, op.name, params(op.args, defaults_ok(op.args) and not use_options,
+                               op.flags.get("cpp_defaults_from")),
             op.struct, names))
         if use_options:
             rest = [a for a in op.args if a not in group]

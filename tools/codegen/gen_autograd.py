@@ -476,7 +476,9 @@ def inplace_kernel(g, op):
 def out_kernel(op):
     r = gen_aten.ret_type(op)
     fn = "autograd_%s" % op.struct
-    tensors = [a for a in op.args if a.type.base == "Tensor"]
+    # Index lists (Tensor?[]) are never differentiable.
+    tensors = [a for a in op.args if a.type.base == "Tensor"
+               and not (a.type.is_list and a.type.optional)]
     checks = []
     for a in tensors:
         if a.type.is_list:

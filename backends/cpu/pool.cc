@@ -1,0 +1,489 @@
+// 2-d max, average and adaptive average pooling on the CPU, and their
+// backwards: argument checks with PyTorch's rules for the output size, and
+// one plain loop per (n, c) plane (See pool.h).
+#include "backends/cpu/pool.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <omp.h>
+
+#include "aten/Functions.h"
+#include "backends/cpu/dispatch.h"
+#include "c10/util/Exception.h"
+#include "registration/library.h"
+
+namespace ember::cpu {
+namespace {
+
+std::string shape_str(c10::IntArrayRef s) {
+  std::ostringstream os;
+  os << s;
+  return os.str();
+}
+
+// Planes of `plane_cost` element visits each, on up to two threads when
+// there is enough work (See Note [Intra-op parallelism]). `f` must not throw.
+template <typename F>
+void parallel_planes(int64_t planes, int64_t plane_cost, const F& f) {
+  const bool big = planes > 1 && planes * plane_cost >= 32768;
+  const int threads = big && !omp_in_parallel() ? std::min(omp_get_max_threads(), 2) : 1;
+  if (threads > 1) {
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t p = 0; p < planes; ++p) f(p);
+  } else {
+    for (int64_t p = 0; p < planes; ++p) f(p);
+  }
+}
+
+bool is_channels_last(const at::Tensor& t) {
+  if (t.dim() != 4 || t.is_contiguous() || t.size(1) < 2) return false;
+  const int64_t C = t.size(1), W = t.size(3), H = t.size(2);
+  return t.stride(1) == 1 && t.stride(3) == C && (H == 1 || t.stride(2) == W * C) &&
+         (t.size(0) == 1 || t.stride(0) == H * W * C);
+}
+
+// The result of a plane loop (computed contiguous) in the layout PyTorch
+// gives: channels-last when the input is.
+at::Tensor in_layout_of(const at::Tensor& result, const at::Tensor& input) {
+  if (!is_channels_last(input)) return result;
+  at::Tensor out = at::empty(result.sizes(), result.options(), c10::MemoryFormat::ChannelsLast);
+  out.copy_(result);
+  return out;
+}
+
+void check_input(const at::Tensor& self, const char* op) {
+  TORCH_CHECK(self.dim() == 3 || self.dim() == 4, op, ": expected a 3-d (unbatched) or "
+              "4-d (batched) input, but got input of size ", shape_str(self.sizes()), ".");
+  for (int64_t d = self.dim() - 3; d < self.dim(); ++d) {
+    TORCH_CHECK(self.size(d) > 0, op, ": expected input to have non-zero size for "
+                "non-batch dimensions, but input has sizes ", shape_str(self.sizes()),
+                " with dimension ", d, " being empty.");
+  }
+  TORCH_CHECK(c10::isFloatingType(self.scalar_type()), op, ": dtype ", self.scalar_type(),
+              " is not supported; use a floating dtype (convert with .to()).");
+}
+
+// PyTorch's pooling output size: rounded down, or up with ceil_mode unless
+// the last window would start in the right padding.
+int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bool ceil) {
+  const int64_t num = in + 2 * pad - d * (k - 1) - 1 + (ceil ? s - 1 : 0);
+  int64_t out = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
+  if (ceil && (out - 1) * s >= in + pad) --out;
+  return out;
+}
+
+struct Pool {
+  int64_t planes = 0, H = 0, W = 0, OH = 0, OW = 0;
+  int64_t kH = 1, kW = 1, sH = 1, sW = 1, pH = 0, pW = 0, dH = 1, dW = 1;
+  std::vector<int64_t> out_shape;
+};
+
+// A two-value parameter from a list of one or two (or none: `fallback`).
+void pair_of(c10::IntArrayRef p, const char* op, const char* what, bool may_be_empty,
+             c10::IntArrayRef fallback, int64_t* a, int64_t* b) {
+  const bool ok = p.size() == 1 || p.size() == 2 || (may_be_empty && p.empty());
+  TORCH_CHECK(ok, op, ": ", what, " must ", may_be_empty ? "either be omitted, " : "be ",
+              "a single int, or a tuple of two ints, but got ", shape_str(p), ".");
+  if (p.empty()) p = fallback;
+  *a = p[0];
+  *b = p.size() == 2 ? p[1] : p[0];
+}
+
+Pool pool_geometry(const at::Tensor& self, c10::IntArrayRef kernel_size,
+                   c10::IntArrayRef stride, c10::IntArrayRef padding,
+                   c10::IntArrayRef dilation, bool ceil_mode, const char* op) {
+  Pool p;
+  pair_of(kernel_size, op, "kernel_size", false, {}, &p.kH, &p.kW);
+  pair_of(stride, op, "stride", true, kernel_size, &p.sH, &p.sW);
+  pair_of(padding, op, "padding", false, {}, &p.pH, &p.pW);
+  pair_of(dilation, op, "dilation", false, {}, &p.dH, &p.dW);
+  check_input(self, op);
+  TORCH_CHECK(p.kH > 0 && p.kW > 0, op, ": kernel size should be greater than zero, but "
+              "got kH: ", p.kH, " kW: ", p.kW, ".");
+  TORCH_CHECK(p.sH > 0 && p.sW > 0, op, ": stride should be greater than zero, but got "
+              "dH: ", p.sH, " dW: ", p.sW, ".");
+  TORCH_CHECK(p.dH > 0 && p.dW > 0, op, ": dilation should be greater than zero, but "
+              "got dilationH: ", p.dH, " dilationW: ", p.dW, ".");
+  TORCH_CHECK(p.pH >= 0 && p.pW >= 0 && p.pH <= p.kH / 2 && p.pW <= p.kW / 2, op,
+              ": pad should be non-negative and at most half of kernel size, but got "
+              "padH = ", p.pH, ", padW = ", p.pW, ", kH = ", p.kH, ", kW = ", p.kW, ".");
+  const int64_t d = self.dim();
+  p.H = self.size(d - 2);
+  p.W = self.size(d - 1);
+  p.planes = self.size(d - 3) * (d == 4 ? self.size(0) : 1);
+  p.OH = pooled_size(p.H, p.kH, p.pH, p.sH, p.dH, ceil_mode);
+  p.OW = pooled_size(p.W, p.kW, p.pW, p.sW, p.dW, ceil_mode);
+  TORCH_CHECK(p.OH >= 1 && p.OW >= 1, op, ": given input size: (", self.size(d - 3), "x",
+              p.H, "x", p.W, "). Calculated output size: (", self.size(d - 3), "x", p.OH,
+              "x", p.OW, "). Output size is too small.");
+  p.out_shape = self.sizes().vec();
+  p.out_shape[d - 2] = p.OH;
+  p.out_shape[d - 1] = p.OW;
+  return p;
+}
+
+void check_grad(const at::Tensor& grad, const at::Tensor& self,
+                const std::vector<int64_t>& shape, const char* op) {
+  TORCH_CHECK(grad.sizes() == c10::IntArrayRef(shape), op, ": expected grad_output of "
+              "size ", shape_str(shape), " (the pooling's output), but got ",
+              shape_str(grad.sizes()), ".");
+  TORCH_CHECK(grad.scalar_type() == self.scalar_type(), op, ": grad_output (",
+              grad.scalar_type(), ") and input (", self.scalar_type(),
+              ") must have the same dtype.");
+}
+
+// The taps k in [*k0, *k1) of a window starting at `start` (step d) that
+// fall inside [0, in).
+inline void taps(int64_t start, int64_t d, int64_t k, int64_t in, int64_t* k0, int64_t* k1) {
+  *k0 = start >= 0 ? 0 : (-start + d - 1) / d;
+  *k1 = std::min(k, in - start > 0 ? (in - start + d - 1) / d : 0);
+  if (*k0 > *k1) *k0 = *k1;
+}
+
+// ---- max pooling ---------------------------------------------------------------
+
+// A row of outputs at a time, one window tap at a time across the row: the
+// inner loop is branch-free (random data makes a compare-and-branch
+// unpredictable) and runs along memory. Per output, taps are visited in
+// row-major window order, so the first maximum wins ties; the first valid
+// tap is always taken, so an all -inf window names its first element.
+template <typename T>
+void max_pool_planes(const Pool& p, const T* in, T* out, int64_t* ind) {
+  using acc_t = opmath_t<T>;
+  parallel_planes(p.planes, p.OH * p.OW * p.kH * p.kW, [&](int64_t plane) {
+    thread_local std::vector<acc_t> row_buffer;
+    row_buffer.resize(static_cast<size_t>(p.OW));
+    acc_t* best = row_buffer.data();
+    const T* x = in + plane * p.H * p.W;
+    for (int64_t oh = 0; oh < p.OH; ++oh) {
+      T* y = out + (plane * p.OH + oh) * p.OW;
+      int64_t* yi = ind + (plane * p.OH + oh) * p.OW;
+      std::fill(best, best + p.OW, -std::numeric_limits<acc_t>::infinity());
+      std::fill(yi, yi + p.OW, int64_t{-1});
+      const int64_t h0 = oh * p.sH - p.pH;
+      int64_t kh0, kh1;
+      taps(h0, p.dH, p.kH, p.H, &kh0, &kh1);
+      for (int64_t kh = kh0; kh < kh1; ++kh) {
+        const int64_t row = (h0 + kh * p.dH) * p.W;
+        for (int64_t kw = 0; kw < p.kW; ++kw) {
+          const int64_t off = kw * p.dW - p.pW;
+          // Outputs ow whose tap ow * sW + off lies inside the row.
+          const int64_t first = off >= 0 ? 0 : (-off + p.sW - 1) / p.sW;
+          const int64_t last = std::min(p.OW, p.W - off > 0 ? (p.W - off - 1) / p.sW + 1 : 0);
+          // Locals: stores through yi could otherwise alias `p`'s fields.
+          const T* xr = x + row + off;
+          const int64_t base = row + off, step = p.sW;
+          for (int64_t ow = first; ow < last; ++ow) {
+            const acc_t v = static_cast<acc_t>(xr[ow * step]);
+            const int64_t cur = yi[ow];
+            const bool take = (v > best[ow]) | (v != v) | (cur < 0);
+            best[ow] = take ? v : best[ow];
+            yi[ow] = take ? base + ow * step : cur;
+          }
+        }
+      }
+      for (int64_t ow = 0; ow < p.OW; ++ow) y[ow] = static_cast<T>(best[ow]);
+    }
+  });
+}
+
+// ---- average pooling -------------------------------------------------------------
+
+// The divisor of output cell (oh, ow) and its clipped window.
+struct AvgWindow {
+  int64_t h0, h1, w0, w1;
+  double divisor;
+};
+
+inline AvgWindow avg_window(const Pool& p, int64_t oh, int64_t ow, bool count_include_pad,
+                            std::optional<int64_t> divisor_override) {
+  int64_t h0 = oh * p.sH - p.pH, w0 = ow * p.sW - p.pW;
+  int64_t h1 = std::min(h0 + p.kH, p.H + p.pH), w1 = std::min(w0 + p.kW, p.W + p.pW);
+  const int64_t padded_area = (h1 - h0) * (w1 - w0);
+  h0 = std::max<int64_t>(h0, 0), w0 = std::max<int64_t>(w0, 0);
+  h1 = std::min(h1, p.H), w1 = std::min(w1, p.W);
+  double divisor;
+  if (divisor_override.has_value()) {
+    divisor = static_cast<double>(*divisor_override);
+  } else if (count_include_pad) {
+    divisor = static_cast<double>(padded_area);
+  } else {
+    divisor = static_cast<double>((h1 - h0) * (w1 - w0));
+  }
+  return {h0, h1, w0, w1, divisor};
+}
+
+template <typename T>
+void avg_pool_planes(const Pool& p, const T* in, T* out, bool count_include_pad,
+                     std::optional<int64_t> divisor_override) {
+  parallel_planes(p.planes, p.OH * p.OW * p.kH * p.kW, [&](int64_t plane) {
+    const T* x = in + plane * p.H * p.W;
+    T* y = out + plane * p.OH * p.OW;
+    for (int64_t oh = 0; oh < p.OH; ++oh) {
+      for (int64_t ow = 0; ow < p.OW; ++ow) {
+        const AvgWindow a = avg_window(p, oh, ow, count_include_pad, divisor_override);
+        double sum = 0;
+        for (int64_t h = a.h0; h < a.h1; ++h) {
+          for (int64_t w = a.w0; w < a.w1; ++w) sum += static_cast<double>(x[h * p.W + w]);
+        }
+        // An empty window (only possible in the padding) gives 0, as PyTorch.
+        y[oh * p.OW + ow] = a.h0 < a.h1 && a.w0 < a.w1 ? static_cast<T>(sum / a.divisor)
+                                                        : static_cast<T>(0);
+      }
+    }
+  });
+}
+
+template <typename T>
+void avg_pool_backward_planes(const Pool& p, const T* grad, T* gin, bool count_include_pad,
+                              std::optional<int64_t> divisor_override) {
+  parallel_planes(p.planes, p.OH * p.OW * p.kH * p.kW, [&](int64_t plane) {
+    const T* g = grad + plane * p.OH * p.OW;
+    T* gx = gin + plane * p.H * p.W;
+    std::fill(gx, gx + p.H * p.W, static_cast<T>(0));
+    for (int64_t oh = 0; oh < p.OH; ++oh) {
+      for (int64_t ow = 0; ow < p.OW; ++ow) {
+        const AvgWindow a = avg_window(p, oh, ow, count_include_pad, divisor_override);
+        const double share = static_cast<double>(g[oh * p.OW + ow]) / a.divisor;
+        for (int64_t h = a.h0; h < a.h1; ++h) {
+          for (int64_t w = a.w0; w < a.w1; ++w) {
+            gx[h * p.W + w] = static_cast<T>(static_cast<double>(gx[h * p.W + w]) + share);
+          }
+        }
+      }
+    }
+  });
+}
+
+// ---- adaptive average pooling ------------------------------------------------------
+
+inline int64_t adaptive_start(int64_t o, int64_t out, int64_t in) { return (o * in) / out; }
+inline int64_t adaptive_end(int64_t o, int64_t out, int64_t in) {
+  return ((o + 1) * in + out - 1) / out;
+}
+
+template <typename T>
+void adaptive_planes(const Pool& p, const T* in, T* out) {
+  parallel_planes(p.planes, p.H * p.W + p.OH * p.OW, [&](int64_t plane) {
+    const T* x = in + plane * p.H * p.W;
+    T* y = out + plane * p.OH * p.OW;
+    for (int64_t oh = 0; oh < p.OH; ++oh) {
+      const int64_t h0 = adaptive_start(oh, p.OH, p.H), h1 = adaptive_end(oh, p.OH, p.H);
+      for (int64_t ow = 0; ow < p.OW; ++ow) {
+        const int64_t w0 = adaptive_start(ow, p.OW, p.W), w1 = adaptive_end(ow, p.OW, p.W);
+        double sum = 0;
+        for (int64_t h = h0; h < h1; ++h) {
+          for (int64_t w = w0; w < w1; ++w) sum += static_cast<double>(x[h * p.W + w]);
+        }
+        y[oh * p.OW + ow] = static_cast<T>(sum / static_cast<double>((h1 - h0) * (w1 - w0)));
+      }
+    }
+  });
+}
+
+template <typename T>
+void adaptive_backward_planes(const Pool& p, const T* grad, T* gin) {
+  parallel_planes(p.planes, p.H * p.W + p.OH * p.OW, [&](int64_t plane) {
+    const T* g = grad + plane * p.OH * p.OW;
+    T* gx = gin + plane * p.H * p.W;
+    std::fill(gx, gx + p.H * p.W, static_cast<T>(0));
+    for (int64_t oh = 0; oh < p.OH; ++oh) {
+      const int64_t h0 = adaptive_start(oh, p.OH, p.H), h1 = adaptive_end(oh, p.OH, p.H);
+      for (int64_t ow = 0; ow < p.OW; ++ow) {
+        const int64_t w0 = adaptive_start(ow, p.OW, p.W), w1 = adaptive_end(ow, p.OW, p.W);
+        const double share = static_cast<double>(g[oh * p.OW + ow]) /
+                             static_cast<double>((h1 - h0) * (w1 - w0));
+        for (int64_t h = h0; h < h1; ++h) {
+          for (int64_t w = w0; w < w1; ++w) {
+            gx[h * p.W + w] = static_cast<T>(static_cast<double>(gx[h * p.W + w]) + share);
+          }
+        }
+      }
+    }
+  });
+}
+
+}  // namespace
+
+std::tuple<at::Tensor, at::Tensor> max_pool2d_with_indices(
+    const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+    c10::IntArrayRef padding, c10::IntArrayRef dilation, bool ceil_mode) {
+  const char* op = "max_pool2d";
+  const Pool p = pool_geometry(self, kernel_size, stride, padding, dilation, ceil_mode, op);
+  const at::Tensor x = self.contiguous();
+  at::Tensor out = at::empty(p.out_shape, self.options());
+  at::Tensor ind = at::empty(p.out_shape, self.options().dtype(c10::ScalarType::Long));
+  EMBER_DISPATCH_FLOATING_TYPES(self.scalar_type(), op, [&] {
+    max_pool_planes<scalar_t>(p, static_cast<const scalar_t*>(x.data_ptr()),
+                              static_cast<scalar_t*>(out.data_ptr()),
+                              static_cast<int64_t*>(ind.data_ptr()));
+  });
+  return {in_layout_of(out, self), in_layout_of(ind, self)};
+}
+
+at::Tensor max_pool2d_with_indices_backward(
+    const at::Tensor& grad_output, const at::Tensor& self, c10::IntArrayRef kernel_size,
+    c10::IntArrayRef stride, c10::IntArrayRef padding, c10::IntArrayRef dilation,
+    bool ceil_mode, const at::Tensor& indices) {
+  const char* op = "max_pool2d_with_indices_backward";
+  const Pool p = pool_geometry(self, kernel_size, stride, padding, dilation, ceil_mode, op);
+  check_grad(grad_output, self, p.out_shape, op);
+  TORCH_CHECK(indices.scalar_type() == c10::ScalarType::Long &&
+                  indices.sizes() == c10::IntArrayRef(p.out_shape),
+              op, ": expected Long indices of size ", shape_str(p.out_shape),
+              " (as max_pool2d_with_indices returns), but got ", indices.scalar_type(),
+              " indices of size ", shape_str(indices.sizes()), ".");
+  const at::Tensor g = grad_output.contiguous(), idx = indices.contiguous();
+  at::Tensor gin = at::empty(self.sizes(), self.options());
+  const int64_t* ip = static_cast<const int64_t*>(idx.data_ptr());
+  const int64_t plane_in = p.H * p.W, plane_out = p.OH * p.OW;
+  // An index outside its plane is skipped, not written (it would write out
+  // of bounds), and reported once the loop is done (a loop cannot throw);
+  // -1 marks a window with no input element and is skipped silently.
+  std::atomic<int64_t> bad_position{-1};
+  EMBER_DISPATCH_FLOATING_TYPES(self.scalar_type(), op, [&] {
+    const scalar_t* gp = static_cast<const scalar_t*>(g.data_ptr());
+    scalar_t* out = static_cast<scalar_t*>(gin.data_ptr());
+    parallel_planes(p.planes, plane_out + plane_in, [&](int64_t plane) {
+      scalar_t* gx = out + plane * plane_in;
+      std::fill(gx, gx + plane_in, static_cast<scalar_t>(0));
+      const scalar_t* gy = gp + plane * plane_out;
+      const int64_t* iy = ip + plane * plane_out;
+      for (int64_t j = 0; j < plane_out; ++j) {
+        const int64_t at = iy[j];
+        if (at >= 0 && at < plane_in) {
+          gx[at] = static_cast<scalar_t>(static_cast<opmath_t<scalar_t>>(gx[at]) +
+                                         static_cast<opmath_t<scalar_t>>(gy[j]));
+        } else if (at != -1) {
+          // Relaxed: the parallel region ends with a barrier, which orders
+          // this store before the load below; any one bad position will do.
+          int64_t none = -1;
+          bad_position.compare_exchange_strong(none, plane * plane_out + j,
+                                               std::memory_order_relaxed);
+        }
+      }
+    });
+  });
+  const int64_t bad = bad_position.load();
+  TORCH_CHECK(bad < 0, op, ": index ", bad < 0 ? 0 : ip[bad], " at position ", bad,
+              " is outside its input plane of ", p.H, "x", p.W, " elements; pass the "
+              "indices max_pool2d_with_indices returned.");
+  return in_layout_of(gin, self);
+}
+
+at::Tensor avg_pool2d(const at::Tensor& self, c10::IntArrayRef kernel_size,
+                      c10::IntArrayRef stride, c10::IntArrayRef padding, bool ceil_mode,
+                      bool count_include_pad, std::optional<int64_t> divisor_override) {
+  const char* op = "avg_pool2d";
+  const Pool p = pool_geometry(self, kernel_size, stride, padding, {1}, ceil_mode, op);
+  TORCH_CHECK(!divisor_override.has_value() || *divisor_override != 0, op,
+              ": divisor must be not zero (divisor_override=0).");
+  const at::Tensor x = self.contiguous();
+  at::Tensor out = at::empty(p.out_shape, self.options());
+  EMBER_DISPATCH_FLOATING_TYPES(self.scalar_type(), op, [&] {
+    avg_pool_planes<scalar_t>(p, static_cast<const scalar_t*>(x.data_ptr()),
+                              static_cast<scalar_t*>(out.data_ptr()), count_include_pad,
+                              divisor_override);
+  });
+  return in_layout_of(out, self);
+}
+
+at::Tensor avg_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
+                               c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                               c10::IntArrayRef padding, bool ceil_mode,
+                               bool count_include_pad,
+                               std::optional<int64_t> divisor_override) {
+  const char* op = "avg_pool2d_backward";
+  const Pool p = pool_geometry(self, kernel_size, stride, padding, {1}, ceil_mode, op);
+  TORCH_CHECK(!divisor_override.has_value() || *divisor_override != 0, op,
+              ": divisor must be not zero (divisor_override=0).");
+  check_grad(grad_output, self, p.out_shape, op);
+  const at::Tensor g = grad_output.contiguous();
+  at::Tensor gin = at::empty(self.sizes(), self.options());
+  EMBER_DISPATCH_FLOATING_TYPES(self.scalar_type(), op, [&] {
+    avg_pool_backward_planes<scalar_t>(p, static_cast<const scalar_t*>(g.data_ptr()),
+                                       static_cast<scalar_t*>(gin.data_ptr()),
+                                       count_include_pad, divisor_override);
+  });
+  return in_layout_of(gin, self);
+}
+
+namespace {
+
+Pool adaptive_geometry(const at::Tensor& self, c10::IntArrayRef output_size,
+                       const char* op) {
+  TORCH_CHECK(output_size.size() == 2, op, ": output_size must have 2 values, but got ",
+              shape_str(output_size), ".");
+  TORCH_CHECK(output_size[0] >= 0 && output_size[1] >= 0, op, ": elements of "
+              "output_size must be greater than or equal to 0, but got ",
+              shape_str(output_size), ".");
+  check_input(self, op);
+  Pool p;
+  const int64_t d = self.dim();
+  p.H = self.size(d - 2);
+  p.W = self.size(d - 1);
+  p.planes = self.size(d - 3) * (d == 4 ? self.size(0) : 1);
+  p.OH = output_size[0];
+  p.OW = output_size[1];
+  p.out_shape = self.sizes().vec();
+  p.out_shape[d - 2] = p.OH;
+  p.out_shape[d - 1] = p.OW;
+  return p;
+}
+
+}  // namespace
+
+at::Tensor _adaptive_avg_pool2d(const at::Tensor& self, c10::IntArrayRef output_size) {
+  const char* op = "adaptive_avg_pool2d";
+  const Pool p = adaptive_geometry(self, output_size, op);
+  const at::Tensor x = self.contiguous();
+  at::Tensor out = at::empty(p.out_shape, self.options());
+  if (out.numel() == 0) return out;
+  EMBER_DISPATCH_FLOATING_TYPES(self.scalar_type(), op, [&] {
+    adaptive_planes<scalar_t>(p, static_cast<const scalar_t*>(x.data_ptr()),
+                              static_cast<scalar_t*>(out.data_ptr()));
+  });
+  return in_layout_of(out, self);
+}
+
+at::Tensor _adaptive_avg_pool2d_backward(const at::Tensor& grad_output,
+                                         const at::Tensor& self) {
+  const char* op = "adaptive_avg_pool2d_backward";
+  TORCH_CHECK(grad_output.dim() == self.dim(), op, ": grad_output (",
+              shape_str(grad_output.sizes()), ") and input (", shape_str(self.sizes()),
+              ") must have the same number of dims.");
+  const int64_t d = self.dim();
+  const Pool p = adaptive_geometry(
+      self, {grad_output.size(d - 2), grad_output.size(d - 1)}, op);
+  check_grad(grad_output, self, p.out_shape, op);
+  const at::Tensor g = grad_output.contiguous();
+  at::Tensor gin = at::empty(self.sizes(), self.options());
+  EMBER_DISPATCH_FLOATING_TYPES(self.scalar_type(), op, [&] {
+    if (p.OH == 0 || p.OW == 0) {
+      gin.zero_();
+      return;
+    }
+    adaptive_backward_planes<scalar_t>(p, static_cast<const scalar_t*>(g.data_ptr()),
+                                       static_cast<scalar_t*>(gin.data_ptr()));
+  });
+  return in_layout_of(gin, self);
+}
+
+}  // namespace ember::cpu
+
+TORCH_LIBRARY_IMPL(aten, CPU, m) {
+  m.impl("max_pool2d_with_indices", TORCH_FN(ember::cpu::max_pool2d_with_indices));
+  m.impl("max_pool2d_with_indices_backward",
+         TORCH_FN(ember::cpu::max_pool2d_with_indices_backward));
+  m.impl("avg_pool2d", TORCH_FN(ember::cpu::avg_pool2d));
+  m.impl("avg_pool2d_backward", TORCH_FN(ember::cpu::avg_pool2d_backward));
+  m.impl("_adaptive_avg_pool2d", TORCH_FN(ember::cpu::_adaptive_avg_pool2d));
+  m.impl("_adaptive_avg_pool2d_backward",
+         TORCH_FN(ember::cpu::_adaptive_avg_pool2d_backward));
+}

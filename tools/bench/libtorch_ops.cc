@@ -1,4 +1,4 @@
-// The same workloads as aten_bench, mm_bench and nn_bench, against Debian's libtorch
+// The same workloads as aten_bench, mm_bench, nn_bench and autograd_bench, against Debian's libtorch
 // (1.13.1), for side-by-side ratios. Not part of the Bazel build: compiled
 // and run by tools/bench/libtorch_side_by_side.sh, which also runs Ember's
 // benchmarks in the same invocation with the same thread settings.
@@ -128,5 +128,55 @@ void BM_LibtorchMaxPool2dBackward(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_LibtorchMaxPool2dBackward)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+// ---- autograd (tools/bench/autograd_bench.cc has Ember's side) ----------------------------
+
+constexpr int kAutogradNodes = 1000;
+
+void BM_LibtorchAutogradChainForwardPerNode(benchmark::State& state) {
+  at::Tensor x = at::ones({1}).requires_grad_();
+  for (auto _ : state) {
+    at::Tensor y = x;
+    for (int i = 0; i < kAutogradNodes; ++i) y = y * 1.0001;
+    benchmark::DoNotOptimize(y.unsafeGetTensorImpl());
+    state.PauseTiming();
+    y = at::Tensor();
+    state.ResumeTiming();
+  }
+  state.SetItemsProcessed(state.iterations() * kAutogradNodes);
+}
+BENCHMARK(BM_LibtorchAutogradChainForwardPerNode);
+
+void BM_LibtorchAutogradChainBackwardPerNode(benchmark::State& state) {
+  at::Tensor x = at::ones({1}).requires_grad_();
+  for (auto _ : state) {
+    state.PauseTiming();
+    at::Tensor y = x;
+    for (int i = 0; i < kAutogradNodes; ++i) y = y * 1.0001;
+    at::Tensor loss = y.sum();
+    y = at::Tensor();
+    x.mutable_grad() = at::Tensor();
+    state.ResumeTiming();
+    loss.backward();
+    benchmark::DoNotOptimize(x.grad().unsafeGetTensorImpl());
+  }
+  state.SetItemsProcessed(state.iterations() * kAutogradNodes);
+}
+BENCHMARK(BM_LibtorchAutogradChainBackwardPerNode);
+
+void BM_LibtorchAutogradLeavesBackwardPerLeaf(benchmark::State& state) {
+  std::vector<at::Tensor> leaves;
+  for (int i = 0; i < kAutogradNodes; ++i) leaves.push_back(at::ones({1}).requires_grad_());
+  for (auto _ : state) {
+    state.PauseTiming();
+    at::Tensor loss = leaves[0] * 1;
+    for (int i = 1; i < kAutogradNodes; ++i) loss = loss + leaves[static_cast<size_t>(i)];
+    for (auto& l : leaves) l.mutable_grad() = at::Tensor();
+    state.ResumeTiming();
+    loss.sum().backward();
+  }
+  state.SetItemsProcessed(state.iterations() * kAutogradNodes);
+}
+BENCHMARK(BM_LibtorchAutogradLeavesBackwardPerLeaf);
 
 }  // namespace

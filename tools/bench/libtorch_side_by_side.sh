@@ -20,8 +20,8 @@ g++ -std=c++17 -O3 -march=native tools/bench/libtorch_ops.cc \
   -I/usr/include/torch/csrc/api/include \
   -ltorch -ltorch_cpu -lc10 -lbenchmark_main -lbenchmark -pthread \
   -o "$out/libtorch_ops"
-benches=(aten_bench mm_bench nn_bench)
-./bazelw build --config=opt //tools/bench:aten_bench //tools/bench:mm_bench //tools/bench:nn_bench
+benches=(aten_bench mm_bench nn_bench autograd_bench)
+./bazelw build --config=opt //tools/bench:aten_bench //tools/bench:mm_bench //tools/bench:nn_bench //tools/bench:autograd_bench
 args=(--benchmark_repetitions=3 --benchmark_report_aggregates_only=true)
 for threads in "${thread_counts[@]}"; do
   export OMP_NUM_THREADS=$threads OPENBLAS_NUM_THREADS=$threads MKL_NUM_THREADS=$threads

@@ -97,6 +97,10 @@ class Tensor : public TensorBase {
   template <typename T, size_t N>
   TensorAccessor<T, N> accessor() && = delete;
 
+  // t[i] is t.select(0, i): a view of the i-th slice along dim 0 (negative
+  // i counts from the end), as in libtorch.
+  Tensor operator[](int64_t index) const;
+
   // PyTorch's printing: values, then "[ CPUFloatType{2,3} ]".
   std::string toString() const;
   void print() const;

@@ -401,8 +401,14 @@ struct LogSumExpOps {
         for (int64_t i = 0; i < len; ++i) a = add_value(a, load(q[i * stride]));
         continue;
       }
+      // Float inputs exponentiate in float (every term is in (0, 1], so
+      // float's relative precision carries over to the sum); double in double.
+      using math_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+      const math_t mm = static_cast<math_t>(m);
       double s = 0;
-      for (int64_t i = 0; i < len; ++i) s += std::exp(load(q[i * stride]) - m);
+      for (int64_t i = 0; i < len; ++i) {
+        s += static_cast<double>(std::exp(static_cast<math_t>(load(q[i * stride])) - mm));
+      }
       a = merge(a, {m, s, false});
     }
     return a;

@@ -104,7 +104,7 @@ at::Tensor min_all(const at::Tensor& self);                   // min
 at::Tensor& max_all_out(const at::Tensor& self, at::Tensor& out);  // max.unary_out
 at::Tensor& min_all_out(const at::Tensor& self, at::Tensor& out);  // min.unary_out
 
-// ---- products and running sums (reductions.cc) --------------------------------
+// ---- products (reductions.cc) and running sums (reductions_scan.cc) ------------
 // prod: integral and bool inputs give Long unless `dtype` is given (the
 // input is converted to it first); an empty product is 1.
 at::Tensor prod(const at::Tensor& self, std::optional<c10::ScalarType> dtype);  // prod
@@ -152,7 +152,7 @@ std::tuple<at::Tensor, at::Tensor> std_mean_correction(
     const at::Tensor& self, c10::OptionalIntArrayRef dim,
     const std::optional<c10::Scalar>& correction, bool keepdim);  // std_mean.correction
 
-// ---- norms and logsumexp (reductions.cc) ------------------------------------------
+// ---- norms and logsumexp (reductions_norm.cc) ------------------------------------------
 // The vector p-norm over `dim` (all dims when empty or none): p = 0 counts
 // nonzeros, inf/-inf take the largest/smallest |x|, others (sum |x|^p)^(1/p).
 // Floating inputs only; `dtype` (floating) converts the input first.

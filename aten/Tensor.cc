@@ -75,6 +75,8 @@ Scalar Tensor::item() const {
   return element(*this, index.data());
 }
 
+Tensor Tensor::operator[](int64_t index) const { return select(0, index); }
+
 // Prints like PyTorch's C++ API: the values (rows of the last dimension,
 // separated by blank lines per leading index), then "[ CPUFloatType{2,3} ]".
 std::string Tensor::toString() const {

@@ -150,6 +150,10 @@ class Tensor : public TensorBase {
   // The version counter's value (bumped by in-place ops).
   int64_t _version() const { return static_cast<int64_t>(impl()->version()); }
 
+  // t[i] is t.select(0, i): a view of the i-th slice along dim 0 (negative
+  // i counts from the end), as in libtorch.
+  Tensor operator[](int64_t index) const;
+
   // PyTorch's printing: values, then "[ CPUFloatType{2,3} ]".
   std::string toString() const;
   void print() const;

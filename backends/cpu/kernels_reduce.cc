@@ -1,6 +1,7 @@
 // The CPU plugin's reductions: sum, mean, amax, amin, max.dim, min.dim,
-// argmax, argmin. Argument checks and output allocation are here; the loops
-// are reduce.h's, folding with the policies below.
+// argmax, argmin, their out= variants and max()/min(); and the argument
+// helpers of reductions.h. Argument checks and output allocation are here;
+// the loops are reduce.h's, folding with the policies below.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -13,39 +14,97 @@
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/reduce.h"
+#include "backends/cpu/reductions.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
 #include "registration/library.h"
 
 namespace ember::cpu {
+
+// ---- arguments and shapes ---------------------------------------------------------------
+
+void reduce_check_input(const at::Tensor& self, const char* op) {
+  TORCH_CHECK(self.defined(), op, ": the input tensor is undefined; pass a "
+              "defined tensor.");
+  TORCH_CHECK(self.dim() <= kReduceMaxDims, op, ": the input has ", self.dim(),
+              " dimensions, more than the ", kReduceMaxDims,
+              " reductions support. Reshape it to fewer dimensions first.");
+}
+
+// Which dimensions `dims` names (wrapped); none or an empty list: all.
+std::vector<bool> reduce_dim_mask(const at::Tensor& self, c10::OptionalIntArrayRef dims,
+                                  const char* op) {
+  const int64_t ndim = self.dim();
+  if (!dims.has_value() || dims->empty()) {
+    return std::vector<bool>(static_cast<size_t>(ndim), true);
+  }
+  std::vector<bool> mask(static_cast<size_t>(std::max<int64_t>(ndim, 1)), false);
+  for (const int64_t d : *dims) {
+    const size_t w = static_cast<size_t>(at::maybe_wrap_dim(d, ndim, op));
+    TORCH_CHECK(!mask[w], op, ": dim ", w, " appears multiple times in the "
+                "list of dims ", *dims, ". List each dimension once.");
+    mask[w] = true;
+  }
+  mask.resize(static_cast<size_t>(ndim));  // a 0-dim tensor has none to keep
+  return mask;
+}
+
+std::vector<int64_t> reduce_shape(const at::Tensor& self, const std::vector<bool>& mask,
+                                  bool keepdim) {
+  std::vector<int64_t> shape;
+  for (size_t d = 0; d < mask.size(); ++d) {
+    if (!mask[d]) {
+      shape.push_back(self.sizes()[d]);
+    } else if (keepdim) {
+      shape.push_back(1);
+    }
+  }
+  return shape;
+}
+
+// max/min/amax/amin/argmax/argmin have no value for an empty reduction.
+void reduce_check_nonempty(const at::Tensor& self, const std::vector<bool>& mask,
+                           const char* op) {
+  for (size_t d = 0; d < mask.size(); ++d) {
+    TORCH_CHECK(!mask[d] || self.sizes()[d] != 0, op, "(): Expected reduction dim ",
+                d, " to have non-zero size. The input has shape ", self.sizes(),
+                "; reduce over dimensions that have elements.");
+  }
+}
+
+// The input as `dtype` (a converted copy when it differs).
+at::Tensor reduce_as_dtype(const at::Tensor& self, c10::ScalarType dtype,
+                           const char* op) {
+  if (self.scalar_type() == dtype) return self;
+  at::Tensor copy = empty_cpu(self.sizes(), dtype, op);
+  copy_into(copy, self);
+  return copy;
+}
+
+std::vector<bool> reduce_one_dim_mask(const at::Tensor& self, int64_t dim,
+                                      const char* op) {
+  const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim(), op);
+  std::vector<bool> mask(static_cast<size_t>(self.dim()), false);
+  if (self.dim() > 0) mask[static_cast<size_t>(wrapped)] = true;
+  return mask;
+}
+
+at::Tensor& reduce_write_out(at::Tensor& out, const at::Tensor& result, const char* op) {
+  TORCH_CHECK(out.defined(), op, ": the out tensor is undefined; pass a defined "
+              "tensor (of any shape: it is resized), or call the functional ", op, ".");
+  TORCH_CHECK(out.scalar_type() == result.scalar_type(), op, ": Expected out tensor "
+              "to have dtype ", result.scalar_type(), ", but got ", out.scalar_type(),
+              " instead. Pass an out tensor of dtype ", result.scalar_type(), ".");
+  resize_output(out, result.sizes(), op);
+  copy_into(out, result);
+  return out;
+}
+
 namespace {
 
 // ---- fold policies (See the Ops contract in reduce.h) ------------------------------------
 
-// Note [Sum accumulation]
-// ~~~~~~~~~~~~~~~~~~~~~~~
-// float and double sums accumulate in double, Half and BFloat16 in float (as
-// PyTorch), integers in a wrapping unsigned type (results wrap like
-// PyTorch's), bools as logical or (sum with dtype=Bool). A contiguous run
-// is folded into eight independent accumulators, which breaks the add
-// dependency chain (several adds in flight per cycle) and keeps each
-// partial sum short; with double accumulators a float32 sum of millions of
-// elements is exact to float precision.
-template <typename T, typename Enable = void>
-struct SumAcc {
-  using type = std::conditional_t<is_reduced_float_v<T>, float, double>;
-};
-template <typename T>
-struct SumAcc<T, std::enable_if_t<std::is_integral_v<T>>> {
-  using type = wrap_t<T>;
-};
-template <>
-struct SumAcc<bool> {
-  using type = bool;
-};
-template <typename T>
-using sum_acc_t = typename SumAcc<T>::type;
-
+// See Note [Sum accumulation] in reductions.h.
 // Sums (and means) of in_t elements converted to out_t; in_t is out_t, or
 // an integral type summed into int64.
 template <typename in_t_, typename out_t>
@@ -81,6 +140,13 @@ struct SumOps {
       for (int64_t i = 0; i < n; ++i) a = add(a, load(p[i * stride]));
       return a;
     }
+    for (int64_t b = 0; b < n; b += kSumBlock) {
+      a = add(a, block(p + b, std::min(kSumBlock, n - b)));
+    }
+    return a;
+  }
+  // One block of a contiguous run, in eight lanes.
+  static acc_t block(const in_t* __restrict p, int64_t n) {
     constexpr int kLanes = 8;
     acc_t s[kLanes] = {};
     int64_t i = 0;
@@ -88,9 +154,8 @@ struct SumOps {
       for (int k = 0; k < kLanes; ++k) s[k] = add(s[k], load(p[i + k]));
     }
     for (; i < n; ++i) s[0] = add(s[0], load(p[i]));
-    const acc_t total = add(add(add(s[0], s[1]), add(s[2], s[3])),
-                            add(add(s[4], s[5]), add(s[6], s[7])));
-    return add(a, total);
+    return add(add(add(s[0], s[1]), add(s[2], s[3])),
+               add(add(s[4], s[5]), add(s[6], s[7])));
   }
   void write(int64_t offset, acc_t a) const {
     if constexpr (std::is_floating_point_v<acc_t>) {
@@ -191,71 +256,12 @@ struct MinMaxOps {
   }
 };
 
-// ---- arguments and shapes ---------------------------------------------------------------
-
-void check_input(const at::Tensor& self, const char* op) {
-  TORCH_CHECK(self.defined(), op, ": the input tensor is undefined; pass a "
-              "defined tensor.");
-  TORCH_CHECK(self.dim() <= kReduceMaxDims, op, ": the input has ", self.dim(),
-              " dimensions, more than the ", kReduceMaxDims,
-              " reductions support. Reshape it to fewer dimensions first.");
-}
-
-// Which dimensions `dims` names (wrapped); none or an empty list: all.
-std::vector<bool> dim_mask(const at::Tensor& self, c10::OptionalIntArrayRef dims,
-                           const char* op) {
-  const int64_t ndim = self.dim();
-  if (!dims.has_value() || dims->empty()) {
-    return std::vector<bool>(static_cast<size_t>(ndim), true);
-  }
-  std::vector<bool> mask(static_cast<size_t>(std::max<int64_t>(ndim, 1)), false);
-  for (const int64_t d : *dims) {
-    const size_t w = static_cast<size_t>(at::maybe_wrap_dim(d, ndim, op));
-    TORCH_CHECK(!mask[w], op, ": dim ", w, " appears multiple times in the "
-                "list of dims ", *dims, ". List each dimension once.");
-    mask[w] = true;
-  }
-  mask.resize(static_cast<size_t>(ndim));  // a 0-dim tensor has none to keep
-  return mask;
-}
-
-std::vector<int64_t> reduced_shape(const at::Tensor& self, const std::vector<bool>& mask,
-                                   bool keepdim) {
-  std::vector<int64_t> shape;
-  for (size_t d = 0; d < mask.size(); ++d) {
-    if (!mask[d]) {
-      shape.push_back(self.sizes()[d]);
-    } else if (keepdim) {
-      shape.push_back(1);
-    }
-  }
-  return shape;
-}
-
-// max/min/amax/amin/argmax/argmin have no value for an empty reduction.
-void check_nonempty(const at::Tensor& self, const std::vector<bool>& mask,
-                    const char* op) {
-  for (size_t d = 0; d < mask.size(); ++d) {
-    TORCH_CHECK(!mask[d] || self.sizes()[d] != 0, op, "(): Expected reduction dim ",
-                d, " to have non-zero size. The input has shape ", self.sizes(),
-                "; reduce over dimensions that have elements.");
-  }
-}
-
-// The input as `dtype` (a converted copy when it differs).
-at::Tensor as_dtype(const at::Tensor& self, c10::ScalarType dtype, const char* op) {
-  if (self.scalar_type() == dtype) return self;
-  at::Tensor copy = empty_cpu(self.sizes(), dtype, op);
-  copy_into(copy, self);
-  return copy;
-}
-
 // ---- sum and mean --------------------------------------------------------------------------
 
 at::Tensor sum_or_mean(const char* op, bool mean, const at::Tensor& self,
                        c10::OptionalIntArrayRef dims, bool keepdim,
                        std::optional<c10::ScalarType> dtype) {
-  check_input(self, op);
+  reduce_check_input(self, op);
   const c10::ScalarType in_type = self.scalar_type();
   const bool integral = c10::isIntegralType(in_type, /*includeBool=*/true);
   if (mean) {
@@ -270,12 +276,12 @@ at::Tensor sum_or_mean(const char* op, bool mean, const at::Tensor& self,
   }
   const c10::ScalarType out_type =
       dtype.value_or(integral ? c10::ScalarType::Long : in_type);
-  const std::vector<bool> mask = dim_mask(self, dims, op);
-  at::Tensor out = empty_cpu(reduced_shape(self, mask, keepdim), out_type, op);
+  const std::vector<bool> mask = reduce_dim_mask(self, dims, op);
+  at::Tensor out = empty_cpu(reduce_shape(self, mask, keepdim), out_type, op);
   // Integral inputs are read as they are into an int64 sum; anything else
   // is converted first.
   const bool widen = out_type == c10::ScalarType::Long && integral;
-  const at::Tensor src = widen ? self : as_dtype(self, out_type, op);
+  const at::Tensor src = widen ? self : reduce_as_dtype(self, out_type, op);
   const ReduceGeometry g(src.sizes(), src.strides(), mask, /*coalesce_reduced=*/true);
   EMBER_DISPATCH_ALL_TYPES(src.scalar_type(), op, [&] {
     const auto* in = static_cast<const scalar_t*>(src.data_ptr());
@@ -296,13 +302,13 @@ at::Tensor sum_or_mean(const char* op, bool mean, const at::Tensor& self,
 template <bool kMax>
 at::Tensor amax_or_amin(const char* op, const at::Tensor& self, c10::IntArrayRef dims,
                         bool keepdim) {
-  check_input(self, op);
+  reduce_check_input(self, op);
   TORCH_CHECK(!dims.empty() || self.numel() != 0, op, "(): Expected reduction dim "
               "to be specified for input.numel() == 0. Specify the reduction dim "
               "with the 'dim' argument.");
-  const std::vector<bool> mask = dim_mask(self, dims, op);
-  check_nonempty(self, mask, op);
-  at::Tensor out = empty_cpu(reduced_shape(self, mask, keepdim), self.scalar_type(), op);
+  const std::vector<bool> mask = reduce_dim_mask(self, dims, op);
+  reduce_check_nonempty(self, mask, op);
+  at::Tensor out = empty_cpu(reduce_shape(self, mask, keepdim), self.scalar_type(), op);
   const ReduceGeometry g(self.sizes(), self.strides(), mask, /*coalesce_reduced=*/true);
   EMBER_DISPATCH_ALL_TYPES(self.scalar_type(), op, [&] {
     MinMaxOps<scalar_t, kMax, false> ops{static_cast<scalar_t*>(out.data_ptr()), nullptr};
@@ -318,8 +324,8 @@ void indexed_reduce(const char* op, const at::Tensor& self, int64_t dim, bool ke
   const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim(), op);
   std::vector<bool> mask(static_cast<size_t>(self.dim()), false);
   if (self.dim() > 0) mask[static_cast<size_t>(wrapped)] = true;
-  check_nonempty(self, mask, op);
-  const std::vector<int64_t> shape = reduced_shape(self, mask, keepdim);
+  reduce_check_nonempty(self, mask, op);
+  const std::vector<int64_t> shape = reduce_shape(self, mask, keepdim);
   if (values != nullptr) *values = empty_cpu(shape, self.scalar_type(), op);
   *indices = empty_cpu(shape, c10::ScalarType::Long, op);
   const ReduceGeometry g(self.sizes(), self.strides(), mask, /*coalesce_reduced=*/false);
@@ -334,7 +340,7 @@ void indexed_reduce(const char* op, const at::Tensor& self, int64_t dim, bool ke
 template <bool kMax>
 std::tuple<at::Tensor, at::Tensor> max_or_min_dim(const char* op, const at::Tensor& self,
                                                   int64_t dim, bool keepdim) {
-  check_input(self, op);
+  reduce_check_input(self, op);
   at::Tensor values;
   at::Tensor indices;
   indexed_reduce<kMax>(op, self, dim, keepdim, &values, &indices);
@@ -344,7 +350,7 @@ std::tuple<at::Tensor, at::Tensor> max_or_min_dim(const char* op, const at::Tens
 template <bool kMax>
 at::Tensor argmax_or_argmin(const char* op, const at::Tensor& self,
                             std::optional<int64_t> dim, bool keepdim) {
-  check_input(self, op);
+  reduce_check_input(self, op);
   at::Tensor indices;
   if (dim.has_value()) {
     indexed_reduce<kMax>(op, self, *dim, keepdim, nullptr, &indices);
@@ -417,6 +423,59 @@ at::Tensor argmin(const at::Tensor& self, std::optional<int64_t> dim, bool keepd
   return argmax_or_argmin<false>("argmin", self, dim, keepdim);
 }
 
+at::Tensor& sum_out(const at::Tensor& self, c10::OptionalIntArrayRef dim, bool keepdim,
+                    std::optional<c10::ScalarType> dtype, at::Tensor& out) {
+  // Without `dtype`, the sum is computed in out's dtype (as PyTorch).
+  TORCH_CHECK(out.defined(), "sum: the out tensor is undefined; pass a defined tensor.");
+  return reduce_write_out(
+      out, sum_or_mean("sum", false, self, dim, keepdim, dtype.value_or(out.scalar_type())),
+      "sum");
+}
+
+at::Tensor& mean_out(const at::Tensor& self, c10::OptionalIntArrayRef dim, bool keepdim,
+                     std::optional<c10::ScalarType> dtype, at::Tensor& out) {
+  TORCH_CHECK(out.defined(), "mean: the out tensor is undefined; pass a defined tensor.");
+  return reduce_write_out(
+      out, sum_or_mean("mean", true, self, dim, keepdim, dtype.value_or(out.scalar_type())),
+      "mean");
+}
+
+at::Tensor& amax_out(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim,
+                     at::Tensor& out) {
+  return reduce_write_out(out, amax(self, dim, keepdim), "amax");
+}
+
+at::Tensor& amin_out(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim,
+                     at::Tensor& out) {
+  return reduce_write_out(out, amin(self, dim, keepdim), "amin");
+}
+
+at::Tensor& argmax_out(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim,
+                       at::Tensor& out) {
+  return reduce_write_out(out, argmax(self, dim, keepdim), "argmax");
+}
+
+at::Tensor& argmin_out(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim,
+                       at::Tensor& out) {
+  return reduce_write_out(out, argmin(self, dim, keepdim), "argmin");
+}
+
+at::Tensor max_all(const at::Tensor& self) {
+  return amax_or_amin<true>("max", self, {}, false);
+}
+
+at::Tensor min_all(const at::Tensor& self) {
+  return amax_or_amin<false>("min", self, {}, false);
+}
+
+at::Tensor& max_all_out(const at::Tensor& self, at::Tensor& out) {
+  return reduce_write_out(out, max_all(self), "max");
+}
+
+at::Tensor& min_all_out(const at::Tensor& self, at::Tensor& out) {
+  return reduce_write_out(out, min_all(self), "min");
+}
+
 }  // namespace ember::cpu
 
 TORCH_LIBRARY_IMPL(aten, CPU, m) {
@@ -430,4 +489,14 @@ TORCH_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("min.dim", TORCH_FN(ember::cpu::min_dim));
   m.impl("argmax", TORCH_FN(ember::cpu::argmax));
   m.impl("argmin", TORCH_FN(ember::cpu::argmin));
+  m.impl("sum.IntList_out", TORCH_FN(ember::cpu::sum_out));
+  m.impl("mean.out", TORCH_FN(ember::cpu::mean_out));
+  m.impl("amax.out", TORCH_FN(ember::cpu::amax_out));
+  m.impl("amin.out", TORCH_FN(ember::cpu::amin_out));
+  m.impl("argmax.out", TORCH_FN(ember::cpu::argmax_out));
+  m.impl("argmin.out", TORCH_FN(ember::cpu::argmin_out));
+  m.impl("max", TORCH_FN(ember::cpu::max_all));
+  m.impl("min", TORCH_FN(ember::cpu::min_all));
+  m.impl("max.unary_out", TORCH_FN(ember::cpu::max_all_out));
+  m.impl("min.unary_out", TORCH_FN(ember::cpu::min_all_out));
 }

@@ -159,7 +159,7 @@ namespace detail {
 constexpr int64_t kReduceGrain = 32768;
 // Outputs per row in the outer loop order (a block of accumulators stays
 // in L1).
-constexpr int64_t kReduceBlock = 256;
+constexpr int64_t kReduceBlock = 1024;
 
 // Calls f(chunk, begin, end) for `chunks` contiguous pieces of [0, n), in
 // parallel when chunks > 1.

@@ -3,14 +3,18 @@
 
 One line per operator: its schema, then optional `|`-separated flags:
   variants=function,method   which C++ entry points to emit (default: function)
-  options                    also emit an overload taking at::TensorOptions
-                             for the dtype/layout/device/pin_memory group
+  options                    also emit an overload (function and method) taking
+                             at::TensorOptions for the dtype/layout/device/
+                             pin_memory group
   backend_select             emit a BackendSelect kernel that picks the
                              backend from the `device` argument
   cpp_defaults_from=<arg>    give the at:: function C++ defaults only from
                              that argument on (an overload whose defaults
                              would make a short call ambiguous, such as
                              conv2d.padding)
+  cpp_no_default_args=a,b    drop the C++ defaults of these arguments (as
+                             PyTorch's cpp_no_default_args: var's `unbiased`,
+                             whose default would make at::var(x) ambiguous)
 
 Outputs (each argument is an output path, by basename):
   Operators.h        at::_ops::<op> structs: schema type, call, redispatch
@@ -20,6 +24,7 @@ Outputs (each argument is an output path, by basename):
   RegisterSchemas.cc TORCH_LIBRARY(aten, m) with every schema, and the
                      BackendSelect kernels
 """
+import copy
 import os
 import re
 import sys
@@ -105,6 +110,8 @@ class Op:
             rets_text = rets_text[1:-1]
         self.returns = [Type(r.split(" ")[0]) for r in split_top(rets_text)]
         self.variants = self.flags.get("variants", "function").split(",")
+        no_defaults = self.flags.get("cpp_no_default_args", "")
+        self.cpp_no_default = set(n for n in no_defaults.split(",") if n)
 
     @property
     def struct(self):
@@ -117,6 +124,17 @@ class Op:
     @property
     def is_out(self):
         return bool(self.out_args)
+
+
+def cpp_args(op):
+    """op.args, with the C++ defaults of cpp_no_default_args dropped."""
+    out = []
+    for a in op.args:
+        if a.name in op.cpp_no_default:
+            a = copy.copy(a)
+            a.default = None
+        out.append(a)
+    return out
 
 
 # ---------------------------------------------------------------- C++ types
@@ -256,61 +274,75 @@ def function_name(op):
     return op.name + ("_out" if op.is_out else "")
 
 
+def options_overload(op, args, r, self_expr=None):
+    """The overload taking at::TensorOptions for the dtype/layout/device/
+    pin_memory group, as (params, call arguments), or None."""
+    group = [a for a in args if a.name in OPTIONS_GROUP]
+    if "options" not in op.flags or len(group) != len(OPTIONS_GROUP):
+        return None
+    rest = [a for a in args if a not in group]
+    first = args.index(group[0])
+    before, after = rest[:first], rest[first:]
+    if self_expr is not None:
+        before = before[1:]
+    p = params(before, False)
+    p += (", " if p else "") + "at::TensorOptions options = {}"
+    pa = params(after, True)
+    p += (", " + pa) if pa else ""
+    call_args = []
+    for a in args:
+        if a.name == "dtype":
+            call_args.append("options.dtype_opt()")
+        elif a.name == "layout":
+            call_args.append("options.layout_opt()")
+        elif a.name == "device":
+            call_args.append("options.device_opt()")
+        elif a.name == "pin_memory":
+            call_args.append("options.pinned_memory_opt()")
+        elif self_expr is not None and a is args[0]:
+            call_args.append(self_expr)
+        else:
+            call_args.append(a.name)
+    return p, ", ".join(call_args)
+
+
 def emit_functions(ops):
     out = []
     for op in ops:
         if "function" not in op.variants:
             continue
         r = ret_type(op)
-        names = ", ".join(a.name for a in op.args)
+        args = cpp_args(op)
+        names = ", ".join(a.name for a in args)
         if op.is_out:
             # at::add_out(out, self, …) and at::add_outf(self, …, out)
-            outs = op.out_args
-            ins = [a for a in op.args if a not in outs]
+            outs = [a for a in args if a.kwarg_only and a.type.write]
+            ins = [a for a in args if a not in outs]
             out.append("inline %s %s(%s) {\n  return at::_ops::%s::call(%s);\n}\n" % (
                 r, op.name + "_out",
                 params(outs + ins, defaults_ok(outs + ins)), op.struct, names))
             out.append("inline %s %s(%s) {\n  return at::_ops::%s::call(%s);\n}\n" % (
-                r, op.name + "_outf", params(op.args, False), op.struct, names))
+                r, op.name + "_outf", params(args, False), op.struct, names))
             continue
-        group = [a for a in op.args if a.name in OPTIONS_GROUP]
-        use_options = "options" in op.flags and len(group) == len(OPTIONS_GROUP)
+        with_options = options_overload(op, args, r)
         out.append("inline %s %s(%s) {\n  return at::_ops::%s::call(%s);\n}\n" % (
-            r, op.name, params(op.args, defaults_ok(op.args) and not use_options,
+            r, op.name, params(args, defaults_ok(args) and with_options is None,
                                op.flags.get("cpp_defaults_from")),
             op.struct, names))
-        if use_options:
-            rest = [a for a in op.args if a not in group]
-            first = op.args.index(group[0])
-            before, after = rest[:first], rest[first:]
-            p = params(before, False)
-            p += (", " if p else "") + "at::TensorOptions options = {}"
-            pa = params(after, True)
-            p += (", " + pa) if pa else ""
-            call_args = []
-            for a in op.args:
-                if a.name == "dtype":
-                    call_args.append("options.dtype_opt()")
-                elif a.name == "layout":
-                    call_args.append("options.layout_opt()")
-                elif a.name == "device":
-                    call_args.append("options.device_opt()")
-                elif a.name == "pin_memory":
-                    call_args.append("options.pinned_memory_opt()")
-                else:
-                    call_args.append(a.name)
-            # As in PyTorch, requires_grad is not an argument of the op: the
-            # result is made to require grad after it is created.
+        if with_options is not None:
+            # As in PyTorch, requires_grad is not an argument of the op: a
+            # factory's result is made to require grad after it is created.
             out.append("inline %s %s(%s) {\n  at::Tensor result = at::_ops::%s::call(%s);\n"
                        "  if (options.requires_grad()) result.requires_grad_(true);\n"
                        "  return result;\n}\n" % (
-                           r, op.name, p, op.struct, ", ".join(call_args)))
+                           r, op.name, with_options[0], op.struct, with_options[1]))
     return "\n".join(out)
 
 
 def method_parts(op):
-    self_arg = op.args[0]
-    rest = op.args[1:]
+    args = cpp_args(op)
+    self_arg = args[0]
+    rest = args[1:]
     r = ret_type(op)
     if self_arg.type.write:
         self_expr = "const_cast<at::Tensor&>(*this)"
@@ -324,8 +356,12 @@ def emit_method_decls(ops):
     for op in ops:
         if "method" not in op.variants:
             continue
-        r, rest, _ = method_parts(op)
-        out.append("  %s %s(%s) const;" % (r, op.name, params(rest, defaults_ok(rest))))
+        r, rest, self_expr = method_parts(op)
+        with_options = options_overload(op, cpp_args(op), r, self_expr)
+        out.append("  %s %s(%s) const;" % (
+            r, op.name, params(rest, defaults_ok(rest) and with_options is None)))
+        if with_options is not None:
+            out.append("  %s %s(%s) const;" % (r, op.name, with_options[0]))
     return "\n".join(out) + "\n"
 
 
@@ -338,6 +374,12 @@ def emit_method_defs(ops):
         names = ", ".join([self_expr] + [a.name for a in rest])
         out.append("inline %s Tensor::%s(%s) const {\n  return at::_ops::%s::call(%s);\n}\n" % (
             r, op.name, params(rest, False), op.struct, names))
+        with_options = options_overload(op, cpp_args(op), r, self_expr)
+        if with_options is not None:
+            # Defaults belong to the declaration only.
+            p = re.sub(r" = [^,]*(?=,|$)", "", with_options[0])
+            out.append("inline %s Tensor::%s(%s) const {\n  return at::_ops::%s::call(%s);\n}\n" % (
+                r, op.name, p, op.struct, with_options[1]))
     return "\n".join(out)
 
 

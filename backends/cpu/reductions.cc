@@ -1,0 +1,421 @@
+// The CPU plugin's statistical and logical reductions: prod, var/std (and
+// var_mean/std_mean), all, any; the loops are reduce.h's, folding with the
+// policies below (See the Ops contract in reduce.h). Norms and logsumexp are
+// in reductions_norm.cc, cumsum in reductions_scan.cc.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <tuple>
+#include <type_traits>
+#include <vector>
+
+#include "backends/cpu/dispatch.h"
+#include "backends/cpu/reduce.h"
+#include "backends/cpu/reductions.h"
+#include "backends/cpu/tensor_utils.h"
+#include "c10/util/Exception.h"
+#include "registration/library.h"
+
+namespace ember::cpu {
+namespace {
+
+// ---- prod ----------------------------------------------------------------------------
+
+// Products of in_t elements converted to out_t (in_t is out_t, or an
+// integral type multiplied into int64), accumulated as sums are (See Note
+// [Sum accumulation]); bools as logical and.
+template <typename in_t_, typename out_t>
+struct ProdOps {
+  using in_t = in_t_;
+  using acc_t = sum_acc_t<out_t>;
+
+  out_t* out;
+
+  static acc_t load(in_t x) {
+    if constexpr (std::is_same_v<acc_t, bool>) {
+      return convert<bool>(x);
+    } else if constexpr (is_reduced_float_v<out_t>) {
+      return static_cast<float>(x);
+    } else {
+      return static_cast<acc_t>(convert<out_t>(x));
+    }
+  }
+  static acc_t mul(acc_t a, acc_t b) {
+    if constexpr (std::is_same_v<acc_t, bool>) {
+      return a && b;
+    } else {
+      return a * b;
+    }
+  }
+  acc_t identity() const { return acc_t(1); }
+  acc_t step(acc_t a, in_t x, int64_t) const { return mul(a, load(x)); }
+  acc_t merge(acc_t a, acc_t b) const { return mul(a, b); }
+  acc_t run(acc_t a, const in_t* p, int64_t n, int64_t stride, int64_t) const {
+    if (stride != 1) {
+      for (int64_t i = 0; i < n; ++i) a = mul(a, load(p[i * stride]));
+      return a;
+    }
+    constexpr int kLanes = 8;
+    acc_t s[kLanes];
+    for (int k = 0; k < kLanes; ++k) s[k] = acc_t(1);
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int k = 0; k < kLanes; ++k) s[k] = mul(s[k], load(p[i + k]));
+    }
+    for (; i < n; ++i) s[0] = mul(s[0], load(p[i]));
+    for (int k = 0; k < kLanes; ++k) a = mul(a, s[k]);
+    return a;
+  }
+  void write(int64_t offset, acc_t a) const { out[offset] = static_cast<out_t>(a); }
+};
+
+at::Tensor prod_impl(const at::Tensor& self, const std::vector<bool>& mask, bool keepdim,
+                     std::optional<c10::ScalarType> dtype) {
+  const char* op = "prod";
+  const c10::ScalarType in_type = self.scalar_type();
+  const bool integral = c10::isIntegralType(in_type, /*includeBool=*/true);
+  const c10::ScalarType out_type =
+      dtype.value_or(integral ? c10::ScalarType::Long : in_type);
+  at::Tensor out = empty_cpu(reduce_shape(self, mask, keepdim), out_type, op);
+  const bool widen = out_type == c10::ScalarType::Long && integral;
+  const at::Tensor src = widen ? self : reduce_as_dtype(self, out_type, op);
+  const ReduceGeometry g(src.sizes(), src.strides(), mask, /*coalesce_reduced=*/true);
+  EMBER_DISPATCH_ALL_TYPES(src.scalar_type(), op, [&] {
+    const auto* in = static_cast<const scalar_t*>(src.data_ptr());
+    if constexpr (std::is_integral_v<scalar_t> && !std::is_same_v<scalar_t, int64_t>) {
+      if (widen) {
+        reduce_kernel(g, in, ProdOps<scalar_t, int64_t>{out.data_ptr<int64_t>()});
+        return;
+      }
+    }
+    reduce_kernel(g, in, ProdOps<scalar_t, scalar_t>{static_cast<scalar_t*>(out.data_ptr())});
+  });
+  return out;
+}
+
+// ---- var and std ---------------------------------------------------------------------
+
+// Note [Variance in one pass]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The accumulator is (count, mean, sum of squared deviations M2), in double.
+// A contiguous run is folded a block at a time with two passes over the
+// block while it is in L1 (its mean, then its M2 around that mean), and
+// blocks and thread parts are merged with Chan et al.'s pairwise formula;
+// single elements (the outer loop order) use Welford's update. Both avoid
+// the cancellation of sum(x^2) - n * mean^2.
+struct Moments {
+  double n;
+  double mean;
+  double m2;
+};
+
+inline Moments merge_moments(const Moments& a, const Moments& b) {
+  if (a.n == 0) return b;
+  if (b.n == 0) return a;
+  const double n = a.n + b.n;
+  const double delta = b.mean - a.mean;
+  return {n, a.mean + delta * (b.n / n), a.m2 + b.m2 + delta * delta * (a.n * b.n / n)};
+}
+
+template <typename T>
+struct VarOps {
+  using in_t = T;
+  using acc_t = Moments;
+
+  T* var;
+  T* mean;   // may be null
+  double divisor;  // max(0, N - correction)
+  bool take_sqrt;
+
+  static double load(T x) { return static_cast<double>(static_cast<opmath_t<T>>(x)); }
+  acc_t identity() const { return {0, 0, 0}; }
+  acc_t step(acc_t a, in_t x, int64_t) const {
+    const double v = load(x);
+    const double n = a.n + 1;
+    const double delta = v - a.mean;
+    const double m = a.mean + delta / n;
+    return {n, m, a.m2 + delta * (v - m)};
+  }
+  acc_t merge(acc_t a, acc_t b) const { return merge_moments(a, b); }
+  acc_t run(acc_t a, const in_t* p, int64_t n, int64_t stride, int64_t) const {
+    constexpr int64_t kBlock = 1024;
+    for (int64_t b = 0; b < n; b += kBlock) {
+      const int64_t len = std::min(kBlock, n - b);
+      const in_t* q = p + b * stride;
+      double s[4] = {0, 0, 0, 0};
+      int64_t i = 0;
+      for (; i + 4 <= len; i += 4) {
+        for (int k = 0; k < 4; ++k) s[k] += load(q[(i + k) * stride]);
+      }
+      for (; i < len; ++i) s[0] += load(q[i * stride]);
+      const double m = ((s[0] + s[1]) + (s[2] + s[3])) / static_cast<double>(len);
+      double d[4] = {0, 0, 0, 0};
+      i = 0;
+      for (; i + 4 <= len; i += 4) {
+        for (int k = 0; k < 4; ++k) {
+          const double e = load(q[(i + k) * stride]) - m;
+          d[k] += e * e;
+        }
+      }
+      for (; i < len; ++i) {
+        const double e = load(q[i * stride]) - m;
+        d[0] += e * e;
+      }
+      a = merge_moments(a, {static_cast<double>(len), m, (d[0] + d[1]) + (d[2] + d[3])});
+    }
+    return a;
+  }
+  void write(int64_t offset, acc_t a) const {
+    if (var != nullptr) {
+      const double v = a.n == 0 ? std::numeric_limits<double>::quiet_NaN() : a.m2 / divisor;
+      var[offset] = static_cast<T>(take_sqrt ? std::sqrt(v) : v);
+    }
+    if (mean != nullptr) {
+      mean[offset] =
+          static_cast<T>(a.n == 0 ? std::numeric_limits<double>::quiet_NaN() : a.mean);
+    }
+  }
+};
+
+// var or std (and the mean when `mean_out` is given) of self over `dims`.
+at::Tensor var_std(const char* op, bool take_sqrt, const at::Tensor& self,
+                   c10::OptionalIntArrayRef dims, const std::optional<c10::Scalar>& correction,
+                   bool keepdim, at::Tensor* mean_out) {
+  reduce_check_input(self, op);
+  TORCH_CHECK(c10::isFloatingType(self.scalar_type()), op, ": std and var only "
+              "support floating point and complex dtypes; the input is ",
+              self.scalar_type(), ". Convert it first, e.g. x.to(at::kFloat).");
+  const std::vector<bool> mask = reduce_dim_mask(self, dims, op);
+  const double c = correction.has_value() ? correction->toDouble() : 1.0;
+  const std::vector<int64_t> shape = reduce_shape(self, mask, keepdim);
+  at::Tensor out = empty_cpu(shape, self.scalar_type(), op);
+  if (mean_out != nullptr) *mean_out = empty_cpu(shape, self.scalar_type(), op);
+  const ReduceGeometry g(self.sizes(), self.strides(), mask, /*coalesce_reduced=*/true);
+  const double n = static_cast<double>(g.num_reduced);
+  if (g.num_outputs > 0 && g.num_reduced > 0 && n - c <= 0) {
+    TORCH_WARN(op, "(): degrees of freedom is <= 0. Correction should be strictly "
+               "less than the reduction factor (input numel divided by output numel).");
+  }
+  EMBER_DISPATCH_FLOATING_TYPES(self.scalar_type(), op, [&] {
+    VarOps<scalar_t> ops{static_cast<scalar_t*>(out.data_ptr()),
+                         mean_out != nullptr ? static_cast<scalar_t*>(mean_out->data_ptr())
+                                             : nullptr,
+                         std::max(0.0, n - c), take_sqrt};
+    // An empty reduction writes identity() (n = 0): NaN.
+    reduce_kernel(g, static_cast<const scalar_t*>(self.data_ptr()), ops);
+  });
+  return out;
+}
+
+std::optional<c10::Scalar> unbiased_to_correction(bool unbiased) {
+  return c10::Scalar(unbiased ? int64_t{1} : int64_t{0});
+}
+
+// ---- all and any --------------------------------------------------------------------------
+
+template <typename T, typename out_t, bool kAll>
+struct LogicalOps {
+  using in_t = T;
+  using acc_t = bool;
+
+  out_t* out;
+
+  static bool fold(bool a, bool b) { return kAll ? (a && b) : (a || b); }
+  acc_t identity() const { return kAll; }
+  acc_t step(acc_t a, in_t x, int64_t) const { return fold(a, convert<bool>(x)); }
+  acc_t merge(acc_t a, acc_t b) const { return fold(a, b); }
+  acc_t run(acc_t a, const in_t* p, int64_t n, int64_t stride, int64_t) const {
+    if (stride == 1) {
+      // Branch-free (vectorizes); stops early a block at a time.
+      constexpr int64_t kBlock = 1024;
+      for (int64_t b = 0; b < n && a == kAll; b += kBlock) {
+        const int64_t len = std::min(kBlock, n - b);
+        bool r = kAll;
+        for (int64_t i = 0; i < len; ++i) r = fold(r, convert<bool>(p[b + i]));
+        a = fold(a, r);
+      }
+      return a;
+    }
+    for (int64_t i = 0; i < n; ++i) a = fold(a, convert<bool>(p[i * stride]));
+    return a;
+  }
+  void write(int64_t offset, acc_t a) const { out[offset] = static_cast<out_t>(a); }
+};
+
+template <bool kAll>
+at::Tensor logical_reduce(const char* op, const at::Tensor& self,
+                          const std::vector<bool>& mask, bool keepdim) {
+  const c10::ScalarType out_type =
+      self.scalar_type() == c10::ScalarType::Byte ? c10::ScalarType::Byte
+                                                  : c10::ScalarType::Bool;
+  at::Tensor out = empty_cpu(reduce_shape(self, mask, keepdim), out_type, op);
+  const ReduceGeometry g(self.sizes(), self.strides(), mask, /*coalesce_reduced=*/true);
+  EMBER_DISPATCH_ALL_TYPES(self.scalar_type(), op, [&] {
+    const auto* in = static_cast<const scalar_t*>(self.data_ptr());
+    if (out_type == c10::ScalarType::Byte) {
+      reduce_kernel(g, in, LogicalOps<scalar_t, uint8_t, kAll>{out.data_ptr<uint8_t>()});
+    } else {
+      reduce_kernel(g, in, LogicalOps<scalar_t, bool, kAll>{out.data_ptr<bool>()});
+    }
+  });
+  return out;
+}
+
+at::Tensor& logical_out(const char* op, const at::Tensor& result, at::Tensor& out) {
+  TORCH_CHECK(out.defined(), op, ": the out tensor is undefined; pass a defined tensor.");
+  TORCH_CHECK(out.scalar_type() == c10::ScalarType::Bool ||
+                  out.scalar_type() == c10::ScalarType::Byte,
+              op, ": the out tensor must be Bool or Byte (uint8), got ",
+              out.scalar_type(), ". Pass a Bool out tensor.");
+  resize_output(out, result.sizes(), op);
+  copy_into(out, result);
+  return out;
+}
+
+}  // namespace
+
+// ---- prod -----------------------------------------------------------------------------------
+
+at::Tensor prod(const at::Tensor& self, std::optional<c10::ScalarType> dtype) {
+  reduce_check_input(self, "prod");
+  return prod_impl(self, reduce_dim_mask(self, std::nullopt, "prod"), false, dtype);
+}
+
+at::Tensor prod_dim(const at::Tensor& self, int64_t dim, bool keepdim,
+                    std::optional<c10::ScalarType> dtype) {
+  reduce_check_input(self, "prod");
+  return prod_impl(self, reduce_one_dim_mask(self, dim, "prod"), keepdim, dtype);
+}
+
+at::Tensor& prod_out(const at::Tensor& self, int64_t dim, bool keepdim,
+                     std::optional<c10::ScalarType> dtype, at::Tensor& out) {
+  TORCH_CHECK(out.defined(), "prod: the out tensor is undefined; pass a defined tensor.");
+  return reduce_write_out(out, prod_dim(self, dim, keepdim, dtype.value_or(out.scalar_type())),
+                          "prod");
+}
+
+// ---- var and std -----------------------------------------------------------------------------
+
+at::Tensor var_correction(const at::Tensor& self, c10::OptionalIntArrayRef dim,
+                          const std::optional<c10::Scalar>& correction, bool keepdim) {
+  return var_std("var", false, self, dim, correction, keepdim, nullptr);
+}
+
+at::Tensor& var_correction_out(const at::Tensor& self, c10::OptionalIntArrayRef dim,
+                               const std::optional<c10::Scalar>& correction, bool keepdim,
+                               at::Tensor& out) {
+  return reduce_write_out(out, var_correction(self, dim, correction, keepdim), "var");
+}
+
+at::Tensor& var_out(const at::Tensor& self, c10::OptionalIntArrayRef dim, bool unbiased,
+                    bool keepdim, at::Tensor& out) {
+  return var_correction_out(self, dim, unbiased_to_correction(unbiased), keepdim, out);
+}
+
+at::Tensor std_correction(const at::Tensor& self, c10::OptionalIntArrayRef dim,
+                          const std::optional<c10::Scalar>& correction, bool keepdim) {
+  return var_std("std", true, self, dim, correction, keepdim, nullptr);
+}
+
+at::Tensor& std_correction_out(const at::Tensor& self, c10::OptionalIntArrayRef dim,
+                               const std::optional<c10::Scalar>& correction, bool keepdim,
+                               at::Tensor& out) {
+  return reduce_write_out(out, std_correction(self, dim, correction, keepdim), "std");
+}
+
+at::Tensor& std_out(const at::Tensor& self, c10::OptionalIntArrayRef dim, bool unbiased,
+                    bool keepdim, at::Tensor& out) {
+  return std_correction_out(self, dim, unbiased_to_correction(unbiased), keepdim, out);
+}
+
+std::tuple<at::Tensor, at::Tensor> var_mean_correction(
+    const at::Tensor& self, c10::OptionalIntArrayRef dim,
+    const std::optional<c10::Scalar>& correction, bool keepdim) {
+  at::Tensor mean;
+  at::Tensor var = var_std("var_mean", false, self, dim, correction, keepdim, &mean);
+  return {var, mean};
+}
+
+std::tuple<at::Tensor, at::Tensor> std_mean_correction(
+    const at::Tensor& self, c10::OptionalIntArrayRef dim,
+    const std::optional<c10::Scalar>& correction, bool keepdim) {
+  at::Tensor mean;
+  at::Tensor std = var_std("std_mean", true, self, dim, correction, keepdim, &mean);
+  return {std, mean};
+}
+
+// ---- all and any --------------------------------------------------------------------------
+
+at::Tensor all(const at::Tensor& self) {
+  reduce_check_input(self, "all");
+  return logical_reduce<true>("all", self, reduce_dim_mask(self, std::nullopt, "all"), false);
+}
+
+at::Tensor all_dim(const at::Tensor& self, int64_t dim, bool keepdim) {
+  reduce_check_input(self, "all");
+  return logical_reduce<true>("all", self, reduce_one_dim_mask(self, dim, "all"), keepdim);
+}
+
+at::Tensor all_dims(const at::Tensor& self, c10::OptionalIntArrayRef dim, bool keepdim) {
+  reduce_check_input(self, "all");
+  return logical_reduce<true>("all", self, reduce_dim_mask(self, dim, "all"), keepdim);
+}
+
+at::Tensor& all_out(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& out) {
+  return logical_out("all", all_dim(self, dim, keepdim), out);
+}
+
+at::Tensor& all_all_out(const at::Tensor& self, at::Tensor& out) {
+  return logical_out("all", all(self), out);
+}
+
+at::Tensor any(const at::Tensor& self) {
+  reduce_check_input(self, "any");
+  return logical_reduce<false>("any", self, reduce_dim_mask(self, std::nullopt, "any"), false);
+}
+
+at::Tensor any_dim(const at::Tensor& self, int64_t dim, bool keepdim) {
+  reduce_check_input(self, "any");
+  return logical_reduce<false>("any", self, reduce_one_dim_mask(self, dim, "any"), keepdim);
+}
+
+at::Tensor any_dims(const at::Tensor& self, c10::OptionalIntArrayRef dim, bool keepdim) {
+  reduce_check_input(self, "any");
+  return logical_reduce<false>("any", self, reduce_dim_mask(self, dim, "any"), keepdim);
+}
+
+at::Tensor& any_out(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& out) {
+  return logical_out("any", any_dim(self, dim, keepdim), out);
+}
+
+at::Tensor& any_all_out(const at::Tensor& self, at::Tensor& out) {
+  return logical_out("any", any(self), out);
+}
+
+}  // namespace ember::cpu
+
+TORCH_LIBRARY_IMPL(aten, CPU, m) {
+  m.impl("prod", TORCH_FN(ember::cpu::prod));
+  m.impl("prod.dim_int", TORCH_FN(ember::cpu::prod_dim));
+  m.impl("prod.int_out", TORCH_FN(ember::cpu::prod_out));
+  m.impl("var.correction", TORCH_FN(ember::cpu::var_correction));
+  m.impl("var.correction_out", TORCH_FN(ember::cpu::var_correction_out));
+  m.impl("var.out", TORCH_FN(ember::cpu::var_out));
+  m.impl("std.correction", TORCH_FN(ember::cpu::std_correction));
+  m.impl("std.correction_out", TORCH_FN(ember::cpu::std_correction_out));
+  m.impl("std.out", TORCH_FN(ember::cpu::std_out));
+  m.impl("var_mean.correction", TORCH_FN(ember::cpu::var_mean_correction));
+  m.impl("std_mean.correction", TORCH_FN(ember::cpu::std_mean_correction));
+  m.impl("all", TORCH_FN(ember::cpu::all));
+  m.impl("all.dim", TORCH_FN(ember::cpu::all_dim));
+  m.impl("all.dims", TORCH_FN(ember::cpu::all_dims));
+  m.impl("all.out", TORCH_FN(ember::cpu::all_out));
+  m.impl("all.all_out", TORCH_FN(ember::cpu::all_all_out));
+  m.impl("any", TORCH_FN(ember::cpu::any));
+  m.impl("any.dim", TORCH_FN(ember::cpu::any_dim));
+  m.impl("any.dims", TORCH_FN(ember::cpu::any_dims));
+  m.impl("any.out", TORCH_FN(ember::cpu::any_out));
+  m.impl("any.all_out", TORCH_FN(ember::cpu::any_all_out));
+}

@@ -1,0 +1,318 @@
+// The CPU plugin's norms (norm, linalg_vector_norm) and logsumexp; the
+// loops are reduce.h's, folding with the policies below (See the Ops
+// contract in reduce.h).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "backends/cpu/dispatch.h"
+#include "backends/cpu/reduce.h"
+#include "backends/cpu/reductions.h"
+#include "backends/cpu/tensor_utils.h"
+#include "c10/util/Exception.h"
+#include "registration/library.h"
+
+namespace ember::cpu {
+namespace {
+
+// ---- norms --------------------------------------------------------------------------
+
+enum class NormKind { kZero, kOne, kTwo, kInf, kNegInf, kP };
+
+template <typename T, NormKind kKind>
+struct NormOps {
+  using in_t = T;
+  using acc_t = double;
+
+  T* out;
+  double p;
+
+  static constexpr bool kSum = kKind != NormKind::kInf && kKind != NormKind::kNegInf;
+
+  static double load(T x) { return static_cast<double>(static_cast<opmath_t<T>>(x)); }
+  double term(T x) const {
+    const double v = std::fabs(load(x));
+    switch (kKind) {
+      case NormKind::kZero: return v != 0 ? 1.0 : 0.0;  // NaN counts
+      case NormKind::kOne: return v;
+      case NormKind::kTwo: return v * v;
+      case NormKind::kP: return std::pow(v, p);
+      default: return v;
+    }
+  }
+  static double fold(double a, double t) {
+    if constexpr (kSum) {
+      return a + t;
+    } else if constexpr (kKind == NormKind::kInf) {
+      return (t > a || std::isnan(t)) ? t : a;
+    } else {
+      return (t < a || std::isnan(t)) ? t : a;
+    }
+  }
+  acc_t identity() const {
+    if constexpr (kKind == NormKind::kInf) return 0;  // |x| >= 0
+    if constexpr (kKind == NormKind::kNegInf) return std::numeric_limits<double>::infinity();
+    return 0;
+  }
+  acc_t step(acc_t a, in_t x, int64_t) const { return fold(a, term(x)); }
+  acc_t merge(acc_t a, acc_t b) const { return fold(a, b); }
+  acc_t run(acc_t a, const in_t* p_, int64_t n, int64_t stride, int64_t) const {
+    if (stride == 1) {
+      constexpr int kLanes = 8;
+      acc_t s[kLanes];
+      for (int k = 0; k < kLanes; ++k) s[k] = identity();
+      int64_t i = 0;
+      for (; i + kLanes <= n; i += kLanes) {
+        for (int k = 0; k < kLanes; ++k) s[k] = fold(s[k], term(p_[i + k]));
+      }
+      for (; i < n; ++i) s[0] = fold(s[0], term(p_[i]));
+      for (int k = 0; k < kLanes; ++k) a = fold(a, s[k]);
+      return a;
+    }
+    for (int64_t i = 0; i < n; ++i) a = fold(a, term(p_[i * stride]));
+    return a;
+  }
+  void write(int64_t offset, acc_t a) const {
+    double r = a;
+    if constexpr (kKind == NormKind::kTwo) r = std::sqrt(a);
+    if constexpr (kKind == NormKind::kP) r = std::pow(a, 1.0 / p);
+    out[offset] = static_cast<T>(r);
+  }
+};
+
+at::Tensor vector_norm(const char* op, const at::Tensor& self, double p,
+                       c10::OptionalIntArrayRef dims, bool keepdim,
+                       std::optional<c10::ScalarType> dtype) {
+  reduce_check_input(self, op);
+  TORCH_CHECK(c10::isFloatingType(self.scalar_type()), op, ": Expected a floating "
+              "point or complex tensor as input. Got ", self.scalar_type(),
+              ". Convert it first, e.g. x.to(at::kFloat).");
+  TORCH_CHECK(!dtype.has_value() || c10::isFloatingType(*dtype), op, ": dtype should "
+              "be floating point or complex. Got ", *dtype, ". Pass e.g. at::kDouble.");
+  const std::vector<bool> mask = reduce_dim_mask(self, dims, op);
+  const bool inf = std::isinf(p);
+  if (inf || p < 0) {
+    for (size_t d = 0; d < mask.size(); ++d) {
+      TORCH_CHECK(!mask[d] || self.sizes()[d] != 0, op, ": cannot compute the ", p,
+                  " norm on an empty tensor because the operation does not have an "
+                  "identity; dim ", d, " of shape ", self.sizes(), " is empty. Use a "
+                  "p >= 0, or reduce over dimensions that have elements.");
+    }
+  }
+  const c10::ScalarType out_type = dtype.value_or(self.scalar_type());
+  const at::Tensor src = reduce_as_dtype(self, out_type, op);
+  at::Tensor out = empty_cpu(reduce_shape(self, mask, keepdim), out_type, op);
+  const ReduceGeometry g(src.sizes(), src.strides(), mask, /*coalesce_reduced=*/true);
+  EMBER_DISPATCH_FLOATING_TYPES(out_type, op, [&] {
+    auto* o = static_cast<scalar_t*>(out.data_ptr());
+    const auto* in = static_cast<const scalar_t*>(src.data_ptr());
+    if (p == 0) {
+      reduce_kernel(g, in, NormOps<scalar_t, NormKind::kZero>{o, p});
+    } else if (p == 1) {
+      reduce_kernel(g, in, NormOps<scalar_t, NormKind::kOne>{o, p});
+    } else if (p == 2) {
+      reduce_kernel(g, in, NormOps<scalar_t, NormKind::kTwo>{o, p});
+    } else if (inf && p > 0) {
+      reduce_kernel(g, in, NormOps<scalar_t, NormKind::kInf>{o, p});
+    } else if (inf) {
+      reduce_kernel(g, in, NormOps<scalar_t, NormKind::kNegInf>{o, p});
+    } else {
+      reduce_kernel(g, in, NormOps<scalar_t, NormKind::kP>{o, p});
+    }
+  });
+  return out;
+}
+
+double norm_order(const c10::Scalar& p, const char* op) {
+  TORCH_CHECK(!p.isBoolean(), op, ": the order p must be a number, not a bool.");
+  return p.toDouble();
+}
+
+// ---- logsumexp ------------------------------------------------------------------------
+
+// Note [Stable logsumexp]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// log(sum(exp(x))) = m + log(sum(exp(x - m))) for m = max(x): every exp is
+// at most 1, so nothing overflows. The accumulator carries the running
+// maximum and the sum scaled by it; a larger element rescales the sum.
+// -inf elements add nothing (an all -inf or empty reduction is -inf), +inf
+// gives +inf, NaN gives NaN.
+struct LseAcc {
+  double max;  // -inf: nothing but -inf folded in yet
+  double sum;  // sum of exp(x - max) over the finite-max elements
+  bool nan;
+};
+
+template <typename T>
+struct LogSumExpOps {
+  using in_t = T;
+  using acc_t = LseAcc;
+
+  T* out;
+
+  static double load(T x) { return static_cast<double>(static_cast<opmath_t<T>>(x)); }
+  static acc_t add_value(acc_t a, double v) {
+    if (std::isnan(v)) {
+      a.nan = true;
+      return a;
+    }
+    if (v == -std::numeric_limits<double>::infinity()) return a;
+    if (v > a.max) {
+      // exp(-inf) is 0: the first element drops the empty sum.
+      a.sum = (std::isinf(v) ? 0.0 : a.sum * std::exp(a.max - v)) + 1.0;
+      a.max = v;
+    } else if (v == a.max) {
+      a.sum += 1.0;
+    } else {
+      a.sum += std::exp(v - a.max);
+    }
+    return a;
+  }
+  acc_t identity() const { return {-std::numeric_limits<double>::infinity(), 0.0, false}; }
+  acc_t step(acc_t a, in_t x, int64_t) const { return add_value(a, load(x)); }
+  acc_t merge(acc_t a, acc_t b) const {
+    a.nan = a.nan || b.nan;
+    if (b.sum == 0) return a;
+    if (a.sum == 0) {
+      b.nan = a.nan;
+      return b;
+    }
+    if (b.max > a.max) std::swap(a.max, b.max), std::swap(a.sum, b.sum);
+    if (std::isinf(a.max)) {  // +inf: only +inf elements count
+      if (b.max == a.max) a.sum += b.sum;
+      return a;
+    }
+    a.sum += b.sum * std::exp(b.max - a.max);
+    return a;
+  }
+  acc_t run(acc_t a, const in_t* p, int64_t n, int64_t stride, int64_t) const {
+    // Two passes per block while it is in cache: its maximum, then the sum
+    // of exp(x - max); then one merge.
+    constexpr int64_t kBlock = 1024;
+    for (int64_t b = 0; b < n; b += kBlock) {
+      const int64_t len = std::min(kBlock, n - b);
+      const in_t* q = p + b * stride;
+      double m = -std::numeric_limits<double>::infinity();
+      bool nan = false;
+      for (int64_t i = 0; i < len; ++i) {
+        const double v = load(q[i * stride]);
+        nan = nan || std::isnan(v);
+        m = v > m ? v : m;
+      }
+      if (nan || std::isinf(m)) {  // rare: the general fold handles them
+        for (int64_t i = 0; i < len; ++i) a = add_value(a, load(q[i * stride]));
+        continue;
+      }
+      // Float inputs exponentiate in float (every term is in (0, 1], so
+      // float's relative precision carries over to the sum); double in double.
+      using math_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
+      const math_t mm = static_cast<math_t>(m);
+      double s = 0;
+      for (int64_t i = 0; i < len; ++i) {
+        s += static_cast<double>(std::exp(static_cast<math_t>(load(q[i * stride])) - mm));
+      }
+      a = merge(a, {m, s, false});
+    }
+    return a;
+  }
+  void write(int64_t offset, acc_t a) const {
+    double r;
+    if (a.nan) {
+      r = std::numeric_limits<double>::quiet_NaN();
+    } else if (a.sum == 0) {
+      r = -std::numeric_limits<double>::infinity();
+    } else {
+      r = a.max + std::log(a.sum);
+    }
+    out[offset] = static_cast<T>(r);
+  }
+};
+
+}  // namespace
+
+// ---- norms ------------------------------------------------------------------------------------
+
+at::Tensor linalg_vector_norm(const at::Tensor& self, const c10::Scalar& ord,
+                              c10::OptionalIntArrayRef dim, bool keepdim,
+                              std::optional<c10::ScalarType> dtype) {
+  const char* op = "linalg.vector_norm";
+  return vector_norm(op, self, norm_order(ord, op), dim, keepdim, dtype);
+}
+
+at::Tensor& linalg_vector_norm_out(const at::Tensor& self, const c10::Scalar& ord,
+                                   c10::OptionalIntArrayRef dim, bool keepdim,
+                                   std::optional<c10::ScalarType> dtype, at::Tensor& out) {
+  return reduce_write_out(out, linalg_vector_norm(self, ord, dim, keepdim, dtype),
+                          "linalg.vector_norm");
+}
+
+at::Tensor norm_dim_dtype(const at::Tensor& self, const std::optional<c10::Scalar>& p,
+                          c10::IntArrayRef dim, bool keepdim, c10::ScalarType dtype) {
+  const double order = p.has_value() ? norm_order(*p, "norm") : 2.0;
+  return vector_norm("norm", self, order, dim, keepdim, dtype);
+}
+
+at::Tensor norm_dim(const at::Tensor& self, const std::optional<c10::Scalar>& p,
+                    c10::IntArrayRef dim, bool keepdim) {
+  const double order = p.has_value() ? norm_order(*p, "norm") : 2.0;
+  return vector_norm("norm", self, order, dim, keepdim, std::nullopt);
+}
+
+at::Tensor& norm_dtype_out(const at::Tensor& self, const std::optional<c10::Scalar>& p,
+                           c10::IntArrayRef dim, bool keepdim, c10::ScalarType dtype,
+                           at::Tensor& out) {
+  return reduce_write_out(out, norm_dim_dtype(self, p, dim, keepdim, dtype), "norm");
+}
+
+at::Tensor& norm_out(const at::Tensor& self, const std::optional<c10::Scalar>& p,
+                     c10::IntArrayRef dim, bool keepdim, at::Tensor& out) {
+  return reduce_write_out(out, norm_dim(self, p, dim, keepdim), "norm");
+}
+
+// ---- logsumexp ----------------------------------------------------------------------------------
+
+at::Tensor logsumexp(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim) {
+  const char* op = "logsumexp";
+  reduce_check_input(self, op);
+  const std::vector<bool> mask = reduce_dim_mask(self, dim, op);
+  const c10::ScalarType out_type =
+      c10::isFloatingType(self.scalar_type()) ? self.scalar_type() : c10::ScalarType::Float;
+  const at::Tensor src = reduce_as_dtype(self, out_type, op);
+  at::Tensor out = empty_cpu(reduce_shape(self, mask, keepdim), out_type, op);
+  const ReduceGeometry g(src.sizes(), src.strides(), mask, /*coalesce_reduced=*/true);
+  EMBER_DISPATCH_FLOATING_TYPES(out_type, op, [&] {
+    reduce_kernel(g, static_cast<const scalar_t*>(src.data_ptr()),
+                  LogSumExpOps<scalar_t>{static_cast<scalar_t*>(out.data_ptr())});
+  });
+  return out;
+}
+
+at::Tensor& logsumexp_out(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim,
+                          at::Tensor& out) {
+  TORCH_CHECK(out.defined(), "logsumexp: the out tensor is undefined; pass a defined tensor.");
+  TORCH_CHECK(c10::isFloatingType(out.scalar_type()), "logsumexp(): Expected floating "
+              "point type for result tensor, but got: ", out.scalar_type(),
+              ". Pass a floating out tensor.");
+  const at::Tensor result = logsumexp(self, dim, keepdim);
+  resize_output(out, result.sizes(), "logsumexp");
+  copy_into(out, result);
+  return out;
+}
+
+}  // namespace ember::cpu
+
+TORCH_LIBRARY_IMPL(aten, CPU, m) {
+  m.impl("linalg_vector_norm", TORCH_FN(ember::cpu::linalg_vector_norm));
+  m.impl("linalg_vector_norm.out", TORCH_FN(ember::cpu::linalg_vector_norm_out));
+  m.impl("norm.ScalarOpt_dim_dtype", TORCH_FN(ember::cpu::norm_dim_dtype));
+  m.impl("norm.ScalarOpt_dim", TORCH_FN(ember::cpu::norm_dim));
+  m.impl("norm.dtype_out", TORCH_FN(ember::cpu::norm_dtype_out));
+  m.impl("norm.out", TORCH_FN(ember::cpu::norm_out));
+  m.impl("logsumexp", TORCH_FN(ember::cpu::logsumexp));
+  m.impl("logsumexp.out", TORCH_FN(ember::cpu::logsumexp_out));
+}

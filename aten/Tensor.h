@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "aten/TensorOptions.h"
+#include "c10/core/GeneratorImpl.h"  // at::Generator, in random ops' methods
 #include "c10/core/Scalar.h"
 #include "c10/core/TensorBase.h"
 #include "c10/util/ArrayRef.h"

@@ -2,6 +2,7 @@
 // See docs/compat.md for what is supported.
 #pragma once
 
+#include "aten/CPUGeneratorImpl.h"
 #include "aten/Functions.h"
 #include "aten/Tensor.h"
 #include "aten/TensorOperators.h"

@@ -269,7 +269,12 @@ def emit_functions(ops):
             rest = [a for a in op.args if a not in group]
             first = op.args.index(group[0])
             before, after = rest[:first], rest[first:]
-            p = params(before, False)
+            # A defaulted `Generator? generator=None` before the options
+            # keeps its default (at::normal(0, 1, {3})); other defaults there
+            # would make overloads ambiguous (arange's step).
+            keep = defaults_ok(before) and all(
+                a.type.base == "Generator" for a in before if a.default is not None)
+            p = params(before, keep)
             p += (", " if p else "") + "at::TensorOptions options = {}"
             pa = params(after, True)
             p += (", " + pa) if pa else ""

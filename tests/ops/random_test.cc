@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <set>
 #include <thread>
@@ -50,9 +51,12 @@ at::Generator make_gen(uint64_t seed) {
   return at::make_generator<at::CPUGeneratorImpl>(seed);
 }
 
+// Same shape, dtype and bytes (both read contiguously).
 bool same_bits(const at::Tensor& a, const at::Tensor& b) {
-  return a.sizes() == b.sizes() && a.scalar_type() == b.scalar_type() &&
-         values(a) == values(b);
+  if (a.sizes() != b.sizes() || a.scalar_type() != b.scalar_type()) return false;
+  const at::Tensor ca = a.contiguous();
+  const at::Tensor cb = b.contiguous();
+  return std::memcmp(ca.data_ptr(), cb.data_ptr(), ca.nbytes()) == 0;
 }
 
 // ---- Philox --------------------------------------------------------------------------
@@ -279,18 +283,24 @@ TEST(RandomStream, SameValuesOnOneAndTwoThreads) {
   ASSERT_NE(set_threads, nullptr);
   ASSERT_NE(get_threads, nullptr);
   const int saved = get_threads();
+  // 2^18 elements: well above the parallel grain (32768).
+  constexpr int64_t n = 1 << 18;
   auto draw = [](int threads_wanted, void (*set)(int)) {
     set(threads_wanted);
     std::vector<at::Tensor> r;
-    r.push_back(at::rand({1 << 20}, make_gen(1)));
-    r.push_back(at::randn({1 << 20}, make_gen(2), at::kDouble));
-    r.push_back(at::randint(-5, 1000000, {1 << 20}, make_gen(3)));
-    r.push_back(at::empty({1 << 20}, at::kFloat).bernoulli_(0.3, make_gen(4)));
-    r.push_back(at::empty({1 << 20}, at::kHalf).uniform_(-2, 2, make_gen(5)));
+    r.push_back(at::rand({n}, make_gen(1)));
+    r.push_back(at::randn({n}, make_gen(2), at::kDouble));
+    r.push_back(at::randn({n + 1}, make_gen(2), at::kFloat));
+    r.push_back(at::randint(-5, 1000000, {n}, make_gen(3)));
+    r.push_back(at::empty({n}, at::kFloat).bernoulli_(0.3, make_gen(4)));
+    r.push_back(at::empty({n}, at::kHalf).uniform_(-2, 2, make_gen(5)));
+    at::manual_seed(6);
+    r.push_back(std::get<1>(at::native_dropout(at::ones({n}), 0.5, true)));
     return r;
   };
   const auto one = draw(1, set_threads);
   const auto two = draw(2, set_threads);
+  ASSERT_EQ(get_threads(), 2);
   set_threads(saved);
   for (size_t k = 0; k < one.size(); ++k) {
     EXPECT_TRUE(same_bits(one[k], two[k])) << "draw " << k;

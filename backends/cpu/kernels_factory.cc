@@ -292,7 +292,7 @@ at::Tensor& eye_m_out(int64_t n, int64_t m, at::Tensor& out) {
   TORCH_CHECK(m >= 0, "eye: m must be greater or equal to 0, got ", m, ".");
   resize_output(out, {n, m}, "eye");
   if (out.numel() == 0) return out;
-  out.zero_();
+  fill_(out, 0);
   const int64_t diag = std::min(n, m);
   const int64_t step = out.stride(0) + out.stride(1);
   EMBER_DISPATCH_ALL_TYPES(out.scalar_type(), "eye", [&] {

@@ -3,8 +3,10 @@
 #include <cmath>
 #include <tuple>
 
+#include "aten/Functions.h"  // Tensor::contiguous
 #include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/dispatch.h"
+#include "backends/cpu/kernels.h"
 #include "backends/cpu/random.h"
 #include "backends/cpu/random_engine.h"
 #include "backends/cpu/tensor_utils.h"
@@ -25,7 +27,7 @@ std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, doubl
   const int64_t n = input.numel();
   if (!train.value_or(true)) {
     copy_into(output, input);
-    if (n > 0) mask.fill_(true);
+    if (n > 0) ember::cpu::fill_(mask, true);
     return {output, mask};
   }
   if (n == 0) return {output, mask};

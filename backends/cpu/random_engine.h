@@ -62,6 +62,9 @@ inline void philox_batch(const at::PhiloxCpuState& s, uint64_t first,
   uint32_t k0 = static_cast<uint32_t>(s.seed);
   uint32_t k1 = static_cast<uint32_t>(s.seed >> 32);
   for (int r = 0; r < at::philox::kRounds; ++r) {
+    // Lanes are independent; without the pragma GCC unrolls the lane loop
+    // before it can vectorize it.
+#pragma omp simd
     for (int64_t b = 0; b < kBatchBlocks; ++b) {
       const uint64_t p0 = static_cast<uint64_t>(at::philox::kM0) * c0[b];
       const uint64_t p1 = static_cast<uint64_t>(at::philox::kM1) * c2[b];

@@ -91,6 +91,12 @@ Generator::Generator(c10::intrusive_ptr<c10::GeneratorImpl> impl)
               "with at::make_generator<Impl>(...).");
 }
 
+Generator::Generator(const Generator& other) noexcept = default;
+Generator::Generator(Generator&& other) noexcept = default;
+Generator& Generator::operator=(const Generator& other) noexcept = default;
+Generator& Generator::operator=(Generator&& other) noexcept = default;
+Generator::~Generator() = default;
+
 Generator Generator::clone() const { return Generator(checked("clone")->clone()); }
 
 }  // namespace at

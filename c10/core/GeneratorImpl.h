@@ -144,6 +144,15 @@ namespace at {
 class Generator {
  public:
   Generator() = default;
+  // Out of line on purpose: GCC's -Wmaybe-uninitialized misfires on inlined
+  // copies of a disengaged std::optional<Generator> (every random op's
+  // default argument) at -O2. A generator is copied once per op, not per
+  // element, so the call costs nothing that matters.
+  Generator(const Generator& other) noexcept;
+  Generator(Generator&& other) noexcept;
+  Generator& operator=(const Generator& other) noexcept;
+  Generator& operator=(Generator&& other) noexcept;
+  ~Generator();
 
   // Takes a reference on `impl`, which must not be null (an undefined
   // Generator is spelled Generator()).

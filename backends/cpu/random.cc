@@ -142,13 +142,18 @@ void normal_fill(T* out, int64_t n, double mean, double std,
   } else {
     const float m = static_cast<float>(mean);
     const float sd = static_cast<float>(std);
-    const float two_pi = static_cast<float>(kTwoPi);
     parallel_range(pairs, [&](int64_t begin, int64_t end) {
-      random::for_each_unit<2>(s, begin, end, [&](int64_t u, const uint32_t* w) {
-        const float r = std::sqrt(-2.0f * std::log(random::uniform24_open0(w[0])));
-        const float theta = two_pi * random::uniform24(w[1]);
-        out[2 * u] = T(m + sd * (r * std::cos(theta)));
-        if (2 * u + 1 < n) out[2 * u + 1] = T(m + sd * (r * std::sin(theta)));
+      random::for_each_run<2>(s, begin, end, [&](int64_t first, int64_t count,
+                                                 const uint32_t* w) {
+        float zc[2 * random::kBatchBlocks], zs[2 * random::kBatchBlocks];
+        random::box_muller_float(w, count, zc, zs);
+        const int64_t full = std::min(count, n / 2 - first);  // pairs with a sine slot
+        T* o = out + 2 * first;
+        for (int64_t k = 0; k < full; ++k) {
+          o[2 * k] = T(m + sd * zc[k]);
+          o[2 * k + 1] = T(m + sd * zs[k]);
+        }
+        if (full < count) o[2 * full] = T(m + sd * zc[full]);  // odd n: last cosine
       });
     });
   }

@@ -86,15 +86,14 @@ inline void philox_batch(const at::PhiloxCpuState& s, uint64_t first,
   }
 }
 
-// ember::cpu::random::for_each_unit<K>
+// ember::cpu::random::for_each_run<K>
 //
-// Calls unit(u, words) for u in [begin, end) in increasing order, where
-// words points at stream words K*u .. K*u + K - 1 (K divides 4, so a unit
-// never straddles a block). Batches are aligned to multiples of
-// kBatchBlocks, so any split of [0, n) gives the same words.
-template <int K, typename Unit>
-void for_each_unit(const at::PhiloxCpuState& s, int64_t begin, int64_t end,
-                   Unit&& unit) {
+// Calls run(first, count, words) for consecutive runs of units covering
+// [begin, end) in increasing order; words points at the K * count stream
+// words of units first .. first + count - 1. Batches are aligned to
+// multiples of kBatchBlocks, so any split of [0, n) gives the same words.
+template <int K, typename Run>
+void for_each_run(const at::PhiloxCpuState& s, int64_t begin, int64_t end, Run&& run) {
   static_assert(K == 1 || K == 2 || K == 4, "a unit must not straddle a block");
   constexpr int64_t kUnitsPerBatch = 4 * kBatchBlocks / K;
   alignas(64) uint32_t words[4 * kBatchBlocks];
@@ -104,8 +103,23 @@ void for_each_unit(const at::PhiloxCpuState& s, int64_t begin, int64_t end,
     philox_batch(s, static_cast<uint64_t>(first / kUnitsPerBatch * kBatchBlocks),
                  words);
     const int64_t stop = std::min(end, first + kUnitsPerBatch);
-    for (; u < stop; ++u) unit(u, words + (u - first) * K);
+    run(u, stop - u, words + (u - first) * K);
+    u = stop;
   }
+}
+
+// ember::cpu::random::for_each_unit<K>
+//
+// Calls unit(u, words) for u in [begin, end) in increasing order, where
+// words points at stream words K*u .. K*u + K - 1 (K divides 4, so a unit
+// never straddles a block). Batches are aligned to multiples of
+// kBatchBlocks, so any split of [0, n) gives the same words.
+template <int K, typename Unit>
+void for_each_unit(const at::PhiloxCpuState& s, int64_t begin, int64_t end,
+                   Unit&& unit) {
+  for_each_run<K>(s, begin, end, [&](int64_t first, int64_t count, const uint32_t* w) {
+    for (int64_t k = 0; k < count; ++k) unit(first + k, w + k * K);
+  });
 }
 
 // ember::cpu::random::parallel_range
@@ -152,6 +166,67 @@ inline uint64_t below64(uint32_t hi, uint32_t lo, uint64_t range) {
   const uint64_t x = (static_cast<uint64_t>(hi) << 32) | lo;
   if (range == 0) return x;
   return static_cast<uint64_t>((static_cast<unsigned __int128>(x) * range) >> 64);
+}
+
+// ---- Box-Muller in float, vectorizable ----------------------------------------------
+// glibc's logf/sinf/cosf are scalar calls; these are the Cephes polynomials
+// (as in sse_mathfun), about 1 ulp on the ranges used here, written as plain
+// arithmetic so that a loop over many pairs vectorizes.
+
+// ln(x) for a normal float x > 0.
+inline float log_poly(float x) {
+  const uint32_t bits = __builtin_bit_cast(uint32_t, x);
+  float e = static_cast<float>(static_cast<int32_t>(bits >> 23) - 126);
+  float m = __builtin_bit_cast(float, (bits & 0x007FFFFFu) | 0x3F000000u);  // [0.5, 1)
+  const bool low = m < 0.707106781186547524f;
+  e = low ? e - 1.0f : e;
+  m = low ? m + m - 1.0f : m - 1.0f;  // [sqrt(0.5) - 1, sqrt(2) - 1)
+  const float z = m * m;
+  float y = 7.0376836292e-2f;
+  y = y * m - 1.1514610310e-1f;
+  y = y * m + 1.1676998740e-1f;
+  y = y * m - 1.2420140846e-1f;
+  y = y * m + 1.4249322787e-1f;
+  y = y * m - 1.6668057665e-1f;
+  y = y * m + 2.0000714765e-1f;
+  y = y * m - 2.4999993993e-1f;
+  y = y * m + 3.3333331174e-1f;
+  y = y * m * z;
+  y += -2.12194440e-4f * e;
+  y += -0.5f * z;
+  return m + y + 0.693359375f * e;
+}
+
+// cos(2 pi t) and sin(2 pi t) for t in [0, 1) a multiple of 2^-24: t minus
+// the nearest quarter turn is exact, so the reduction loses nothing.
+inline void sincos_turns(float t, float* sin_out, float* cos_out) {
+  const int32_t k = static_cast<int32_t>(t * 4.0f + 0.5f);
+  const float a = (t - 0.25f * static_cast<float>(k)) * 6.28318530717958647692f;
+  const float z = a * a;
+  const float sn = ((-1.9515295891e-4f * z + 8.3321608736e-3f) * z - 1.6666654611e-1f) *
+                       z * a + a;
+  const float cs = ((2.443315711809948e-5f * z - 1.388731625493765e-3f) * z +
+                    4.166664568298827e-2f) * z * z - 0.5f * z + 1.0f;
+  const int32_t q = k & 3;  // quarter turns to rotate (cs, sn) by
+  const float c0 = (q & 1) != 0 ? sn : cs;
+  const float s0 = (q & 1) != 0 ? cs : sn;
+  *cos_out = q == 1 || q == 2 ? -c0 : c0;
+  *sin_out = q >= 2 ? -s0 : s0;
+}
+
+// For pair k < count, from words 2k and 2k + 1: c[k] = r cos(2 pi u2) and
+// s[k] = r sin(2 pi u2) with r = sqrt(-2 ln u1). The attribute lets sqrt
+// vectorize (its argument is never negative, so errno never matters).
+__attribute__((optimize("no-math-errno"))) inline void box_muller_float(
+    const uint32_t* w, int64_t count, float* c, float* s) {
+#pragma omp simd
+  for (int64_t k = 0; k < count; ++k) {
+    const float r = std::sqrt(-2.0f * log_poly(uniform24_open0(w[2 * k])));
+    float sn, cs;
+    sincos_turns(uniform24(w[2 * k + 1]), &sn, &cs);
+    c[k] = r * cs;
+    s[k] = r * sn;
+  }
 }
 
 }  // namespace ember::cpu::random

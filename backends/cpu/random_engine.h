@@ -214,14 +214,24 @@ inline void sincos_turns(float t, float* sin_out, float* cos_out) {
   *sin_out = q >= 2 ? -s0 : s0;
 }
 
+// sqrt(x) for x >= 0 as x / sqrt(x) from the classic reciprocal-square-root
+// estimate and three Newton steps (within float rounding). std::sqrt would
+// not vectorize: it may set errno.
+inline float sqrt_newton(float x) {
+  float y = __builtin_bit_cast(float, 0x5F3759DFu - (__builtin_bit_cast(uint32_t, x) >> 1));
+  const float half = 0.5f * x;
+  y = y * (1.5f - half * y * y);
+  y = y * (1.5f - half * y * y);
+  y = y * (1.5f - half * y * y);
+  return x * y;
+}
+
 // For pair k < count, from words 2k and 2k + 1: c[k] = r cos(2 pi u2) and
-// s[k] = r sin(2 pi u2) with r = sqrt(-2 ln u1). The attribute lets sqrt
-// vectorize (its argument is never negative, so errno never matters).
-__attribute__((optimize("no-math-errno"))) inline void box_muller_float(
-    const uint32_t* w, int64_t count, float* c, float* s) {
+// s[k] = r sin(2 pi u2) with r = sqrt(-2 ln u1).
+inline void box_muller_float(const uint32_t* w, int64_t count, float* c, float* s) {
 #pragma omp simd
   for (int64_t k = 0; k < count; ++k) {
-    const float r = std::sqrt(-2.0f * log_poly(uniform24_open0(w[2 * k])));
+    const float r = sqrt_newton(-2.0f * log_poly(uniform24_open0(w[2 * k])));
     float sn, cs;
     sincos_turns(uniform24(w[2 * k + 1]), &sn, &cs);
     c[k] = r * cs;

@@ -19,6 +19,7 @@
 
 #include "aten/TensorOptions.h"
 #include "aten/VariableHooks.h"
+#include "c10/core/GeneratorImpl.h"  // at::Generator, in random ops' methods
 #include "c10/core/Scalar.h"
 #include "c10/core/TensorBase.h"
 #include "c10/util/ArrayRef.h"

@@ -102,6 +102,63 @@ Tensor clone(const Tensor& self, std::optional<MemoryFormat> memory_format) {
 
 Tensor& zero_(Tensor& self) { return self.fill_(0); }
 
+// ---- ranges and the identity ------------------------------------------------------
+// The functional forms allocate an empty result of the right dtype and let
+// the backend's out= kernel size and fill it.
+
+Tensor arange_start_step(const Scalar& start, const Scalar& end, const Scalar& step,
+                         std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                         std::optional<Device> device, std::optional<bool> pin_memory) {
+  if (!dtype.has_value()) {
+    // PyTorch: Long when start, end and step are all integral (or bool),
+    // else the default float dtype.
+    const bool any_float =
+        start.isFloatingPoint() || end.isFloatingPoint() || step.isFloatingPoint();
+    dtype = any_float ? ScalarType::Float : ScalarType::Long;
+  }
+  Tensor out = at::empty({0}, options_of(dtype, layout, device, pin_memory));
+  return at::arange_out(out, start, end, step);
+}
+
+Tensor arange_start(const Scalar& start, const Scalar& end,
+                    std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                    std::optional<Device> device, std::optional<bool> pin_memory) {
+  return arange_start_step(start, end, 1, dtype, layout, device, pin_memory);
+}
+
+Tensor arange(const Scalar& end, std::optional<ScalarType> dtype,
+              std::optional<Layout> layout, std::optional<Device> device,
+              std::optional<bool> pin_memory) {
+  return arange_start_step(0, end, 1, dtype, layout, device, pin_memory);
+}
+
+Tensor& arange_end_out(const Scalar& end, Tensor& out) {
+  return at::arange_out(out, 0, end, 1);
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps,
+                std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                std::optional<Device> device, std::optional<bool> pin_memory) {
+  TORCH_CHECK(steps >= 0, "linspace: number of steps must be non-negative, but "
+              "got steps=", steps, ".");
+  Tensor out = at::empty({steps}, options_of(dtype, layout, device, pin_memory));
+  return at::linspace_out(out, start, end, steps);
+}
+
+Tensor eye_m(int64_t n, int64_t m, std::optional<ScalarType> dtype,
+             std::optional<Layout> layout, std::optional<Device> device,
+             std::optional<bool> pin_memory) {
+  TORCH_CHECK(n >= 0, "eye: n must be greater or equal to 0, got ", n, ".");
+  TORCH_CHECK(m >= 0, "eye: m must be greater or equal to 0, got ", m, ".");
+  Tensor out = at::empty({n, m}, options_of(dtype, layout, device, pin_memory));
+  return at::eye_out(out, n, m);
+}
+
+Tensor eye(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+           std::optional<Device> device, std::optional<bool> pin_memory) {
+  return eye_m(n, n, dtype, layout, device, pin_memory);
+}
+
 }  // namespace
 }  // namespace native
 }  // namespace at
@@ -117,4 +174,11 @@ TORCH_LIBRARY_IMPL(aten, CompositeImplicitAutograd, m) {
   m.impl("full_like", TORCH_FN(at::native::full_like));
   m.impl("clone", TORCH_FN(at::native::clone));
   m.impl("zero_", TORCH_FN(at::native::zero_));
+  m.impl("arange", TORCH_FN(at::native::arange));
+  m.impl("arange.start", TORCH_FN(at::native::arange_start));
+  m.impl("arange.start_step", TORCH_FN(at::native::arange_start_step));
+  m.impl("arange.out", TORCH_FN(at::native::arange_end_out));
+  m.impl("linspace", TORCH_FN(at::native::linspace));
+  m.impl("eye", TORCH_FN(at::native::eye));
+  m.impl("eye.m", TORCH_FN(at::native::eye_m));
 }

@@ -1,10 +1,16 @@
-// The CPU plugin's factories (empty, empty_strided) and the allocation and
-// resizing helpers the other kernels use.
+// The CPU plugin's factories (empty, empty_strided, and the out= kernels of
+// arange, linspace and eye) and the allocation and resizing helpers the
+// other kernels use.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <type_traits>
 #include <utility>
 
+#include "backends/cpu/dispatch.h"
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/random.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/core/CPUAllocator.h"
 #include "c10/core/DispatchKeySet.h"
@@ -178,9 +184,133 @@ at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
   return empty_strided_cpu(size, stride, dtype.value_or(c10::kFloat));
 }
 
+// ---- ranges -----------------------------------------------------------------------
+
+namespace {
+
+// Writes value(i) for i in [0, n) into out (resized to [n] by the caller),
+// through a contiguous temporary when out is not contiguous.
+template <typename T, typename Value>
+void fill_1d(const at::Tensor& out, int64_t n, Value value) {
+  at::Tensor dst = out.is_contiguous() ? out : empty_cpu(out.sizes(), out.scalar_type());
+  T* data = static_cast<T*>(dst.data_ptr());
+  for (int64_t i = 0; i < n; ++i) data[i] = value(i);
+  if (!dst.is_same(out)) copy_into(out, dst);
+}
+
+// The number of elements of arange in integers: ceil((end - start) / step).
+int64_t arange_size_integral(int64_t start, int64_t end, int64_t step) {
+  const __int128 span = static_cast<__int128>(end) - start;
+  const __int128 size = (span + step + (step > 0 ? -1 : 1)) / step;
+  return static_cast<int64_t>(size);  // |size| <= |span| < 2^64, >= 0 by the sign check
+}
+
+}  // namespace
+
+at::Tensor& arange_out(const c10::Scalar& start, const c10::Scalar& end,
+                       const c10::Scalar& step, at::Tensor& out) {
+  const c10::ScalarType dtype = out.scalar_type();
+  TORCH_CHECK(dtype != c10::kBool, "arange: dtype Bool is not supported. Pass "
+              "an integral or floating dtype.");
+  const bool integral = c10::isIntegralType(dtype, /*includeBool=*/false);
+  const double xstart = start.toDouble();
+  const double xend = end.toDouble();
+  const double xstep = step.toDouble();
+  TORCH_CHECK(std::isfinite(xstart) && std::isfinite(xend), "arange: unsupported "
+              "range ", xstart, " -> ", xend, "; start and end must be finite.");
+  // Integral results take the bounds and the step as integers (truncated),
+  // as PyTorch does.
+  const int64_t istep = integral ? step.toLong() : 0;
+  TORCH_CHECK(integral ? istep != 0 : xstep != 0, "arange: step must be nonzero, "
+              "but got step=", step, ". Pass a positive step to count up or a "
+              "negative one to count down.");
+  TORCH_CHECK((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart),
+              "arange: upper bound and larger bound inconsistent with step sign: "
+              "start=", start, ", end=", end, ", step=", step, ". Pass a positive "
+              "step when end >= start and a negative one when end <= start.");
+  int64_t size = 0;
+  if (integral) {
+    size = arange_size_integral(start.toLong(), end.toLong(), istep);
+  } else {
+    const double size_d = std::ceil((xend - xstart) / xstep);
+    TORCH_CHECK(size_d >= 0 && size_d < 9.2233720368547758e18, "arange: the "
+                "range ", xstart, " -> ", xend, " with step ", xstep, " has too "
+                "many elements (", size_d, "). Pass a larger step.");
+    size = static_cast<int64_t>(size_d);
+  }
+  if (out.numel() != size || out.dim() != 1) resize_output(out, {size}, "arange");
+  EMBER_DISPATCH_ALL_TYPES_BUT_BOOL(dtype, "arange", [&] {
+    if constexpr (std::is_integral_v<scalar_t>) {
+      const uint64_t first = static_cast<uint64_t>(start.toLong());
+      const uint64_t delta = static_cast<uint64_t>(istep);
+      fill_1d<scalar_t>(out, size, [&](int64_t i) {
+        // Wraps into the dtype as PyTorch's integer arithmetic does.
+        return static_cast<scalar_t>(static_cast<int64_t>(
+            first + delta * static_cast<uint64_t>(i)));
+      });
+    } else {
+      fill_1d<scalar_t>(out, size, [&](int64_t i) {
+        return static_cast<scalar_t>(xstart + xstep * static_cast<double>(i));
+      });
+    }
+  });
+  return out;
+}
+
+at::Tensor& linspace_out(const c10::Scalar& start, const c10::Scalar& end,
+                         int64_t steps, at::Tensor& out) {
+  TORCH_CHECK(steps >= 0, "linspace: number of steps must be non-negative, but "
+              "got steps=", steps, ".");
+  TORCH_CHECK(out.scalar_type() != c10::kBool, "linspace: dtype Bool is not "
+              "supported. Pass an integral or floating dtype.");
+  resize_output(out, {steps}, "linspace");
+  if (steps == 0) return out;
+  EMBER_DISPATCH_ALL_TYPES_BUT_BOOL(out.scalar_type(), "linspace", [&] {
+    // Integral results step in double; floating ones in their compute type.
+    using step_t = std::conditional_t<std::is_integral_v<scalar_t>, double,
+                                      opmath_t<scalar_t>>;
+    const auto a = static_cast<step_t>(start.to<scalar_t>());
+    const auto b = static_cast<step_t>(end.to<scalar_t>());
+    if (steps == 1) {
+      fill_1d<scalar_t>(out, 1, [&](int64_t) { return start.to<scalar_t>(); });
+      return;
+    }
+    const step_t step = (b - a) / static_cast<step_t>(steps - 1);
+    const int64_t halfway = steps / 2;
+    // The second half counts back from end, so both ends are exact.
+    fill_1d<scalar_t>(out, steps, [&](int64_t i) {
+      const step_t v = i < halfway ? a + step * static_cast<step_t>(i)
+                                   : b - step * static_cast<step_t>(steps - i - 1);
+      return static_cast<scalar_t>(v);
+    });
+  });
+  return out;
+}
+
+at::Tensor& eye_m_out(int64_t n, int64_t m, at::Tensor& out) {
+  TORCH_CHECK(n >= 0, "eye: n must be greater or equal to 0, got ", n, ".");
+  TORCH_CHECK(m >= 0, "eye: m must be greater or equal to 0, got ", m, ".");
+  resize_output(out, {n, m}, "eye");
+  if (out.numel() == 0) return out;
+  fill_(out, 0);
+  const int64_t diag = std::min(n, m);
+  const int64_t step = out.stride(0) + out.stride(1);
+  EMBER_DISPATCH_ALL_TYPES(out.scalar_type(), "eye", [&] {
+    scalar_t* data = static_cast<scalar_t*>(out.data_ptr());
+    for (int64_t i = 0; i < diag; ++i) data[i * step] = convert<scalar_t>(1);
+  });
+  return out;
+}
+
+at::Tensor& eye_out(int64_t n, at::Tensor& out) { return eye_m_out(n, n, out); }
+
 }  // namespace ember::cpu
 
 TORCH_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("empty.memory_format", TORCH_FN(ember::cpu::empty));
   m.impl("empty_strided", TORCH_FN(ember::cpu::empty_strided));
+  m.impl("arange.start_out", TORCH_FN(ember::cpu::arange_out));
+  m.impl("linspace.out", TORCH_FN(ember::cpu::linspace_out));
+  m.impl("eye.out", TORCH_FN(ember::cpu::eye_out));
+  m.impl("eye.m_out", TORCH_FN(ember::cpu::eye_m_out));
 }

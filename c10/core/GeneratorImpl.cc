@@ -32,6 +32,34 @@ GeneratorImpl::GeneratorImpl(Device device, DispatchKeySet key_set)
 
 GeneratorImpl::~GeneratorImpl() = default;
 
+c10::intrusive_ptr<GeneratorImpl> GeneratorImpl::clone() const {
+  c10::intrusive_ptr<GeneratorImpl> copy = clone_impl();
+  TORCH_INTERNAL_ASSERT(copy, "GeneratorImpl::clone: ", typeName(typeid(*this)),
+                        "::clone_impl returned null");
+  return copy;
+}
+
+c10::intrusive_ptr<GeneratorImpl> GeneratorImpl::clone_impl() const {
+  C10_THROW_ERROR(Error, "Generator::clone: the generator ",
+                  typeName(typeid(*this)), " on device ", device(),
+                  " cannot be cloned (it does not implement clone_impl). "
+                  "Create a new generator and seed it instead.");
+}
+
+c10::intrusive_ptr<c10::TensorImpl> GeneratorImpl::get_state() const {
+  C10_THROW_ERROR(Error, "Generator::get_state: the generator ",
+                  typeName(typeid(*this)), " on device ", device(),
+                  " cannot save its state (it does not implement get_state). "
+                  "Record its seed with current_seed() instead.");
+}
+
+void GeneratorImpl::set_state(const c10::TensorImpl& /*new_state*/) {
+  C10_THROW_ERROR(Error, "Generator::set_state: the generator ",
+                  typeName(typeid(*this)), " on device ", device(),
+                  " cannot restore a state (it does not implement "
+                  "set_state). Seed it with set_current_seed() instead.");
+}
+
 namespace detail {
 
 void reportGeneratorCastFailure(const GeneratorImpl& impl,
@@ -62,5 +90,13 @@ Generator::Generator(c10::intrusive_ptr<c10::GeneratorImpl> impl)
               "generator is spelled at::Generator(). Pass an engine created "
               "with at::make_generator<Impl>(...).");
 }
+
+Generator::Generator(const Generator& other) noexcept = default;
+Generator::Generator(Generator&& other) noexcept = default;
+Generator& Generator::operator=(const Generator& other) noexcept = default;
+Generator& Generator::operator=(Generator&& other) noexcept = default;
+Generator::~Generator() = default;
+
+Generator Generator::clone() const { return Generator(checked("clone")->clone()); }
 
 }  // namespace at

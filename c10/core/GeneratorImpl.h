@@ -34,10 +34,20 @@
 
 #include "c10/core/Device.h"
 #include "c10/core/DispatchKeySet.h"
+#include "c10/core/TensorImpl.h"
 #include "c10/util/Exception.h"
 #include "c10/util/intrusive_ptr.h"
 
+namespace at {
+class Tensor;  // aten/Tensor.h; see at::Generator::get_state
+}  // namespace at
+
 namespace c10 {
+
+// c10::default_rng_seed_val
+//
+// The seed a default generator starts from, PyTorch's value.
+constexpr uint64_t default_rng_seed_val = 67280421310721;
 
 // c10::GeneratorImpl
 //
@@ -80,9 +90,30 @@ class GeneratorImpl : public intrusive_ptr_target {
   Device device() const { return device_; }
   DispatchKeySet key_set() const { return key_set_; }
 
+  // c10::GeneratorImpl::clone
+  //
+  // A new engine in the same state as this one, which it shares nothing
+  // with. Lock `mutex_` first. Throws c10::Error for an engine that does not
+  // implement clone_impl().
+  c10::intrusive_ptr<GeneratorImpl> clone() const;
+
+  // c10::GeneratorImpl::get_state / set_state
+  //
+  // The engine's whole state as a new CPU tensor of bytes (dtype Byte,
+  // 1-d), and the restoring of a state from such a tensor; the format is
+  // the engine's own (documented by each engine). Lock `mutex_` first. The
+  // base throws c10::Error: an engine opts in by overriding both.
+  virtual c10::intrusive_ptr<c10::TensorImpl> get_state() const;
+  virtual void set_state(const c10::TensorImpl& new_state);
+
   // Guards the engine's state; public so that ops can hold it across many
   // draws. See the class comment.
   std::mutex mutex_;
+
+ protected:
+  // A new engine with a copy of this one's state (not of its mutex); the
+  // base throws c10::Error.
+  virtual c10::intrusive_ptr<GeneratorImpl> clone_impl() const;
 
  private:
   const Device device_;
@@ -113,6 +144,15 @@ namespace at {
 class Generator {
  public:
   Generator() = default;
+  // Out of line on purpose: GCC's -Wmaybe-uninitialized misfires on inlined
+  // copies of a disengaged std::optional<Generator> (every random op's
+  // default argument) at -O2. A generator is copied once per op, not per
+  // element, so the call costs nothing that matters.
+  Generator(const Generator& other) noexcept;
+  Generator(Generator&& other) noexcept;
+  Generator& operator=(const Generator& other) noexcept;
+  Generator& operator=(Generator&& other) noexcept;
+  ~Generator();
 
   // Takes a reference on `impl`, which must not be null (an undefined
   // Generator is spelled Generator()).
@@ -181,6 +221,21 @@ class Generator {
 
   c10::Device device() const { return checked("device")->device(); }
   c10::DispatchKeySet key_set() const { return checked("key_set")->key_set(); }
+
+  // at::Generator::clone
+  //
+  // A handle on a new engine in this one's state (see
+  // c10::GeneratorImpl::clone); lock mutex() first.
+  Generator clone() const;
+
+  // at::Generator::get_state / set_state
+  //
+  // The engine's state as a Byte tensor, and restoring it (see
+  // c10::GeneratorImpl::get_state). Lock mutex() first. Defined in aten
+  // (aten/Generator.cc), where at::Tensor is complete; include
+  // <ATen/ATen.h> to call them.
+  at::Tensor get_state() const;
+  void set_state(const at::Tensor& new_state);
 
  private:
   c10::GeneratorImpl* checked(const char* where) const {

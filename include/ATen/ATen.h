@@ -2,6 +2,7 @@
 // See docs/compat.md for what is supported.
 #pragma once
 
+#include "aten/CPUGeneratorImpl.h"
 #include "aten/Functions.h"
 #include "aten/Parallel.h"
 #include "aten/Reduction.h"

@@ -285,7 +285,12 @@ def options_overload(op, args, r, self_expr=None):
     before, after = rest[:first], rest[first:]
     if self_expr is not None:
         before = before[1:]
-    p = params(before, False)
+    # A defaulted `Generator? generator=None` before the options keeps its
+    # default (at::normal(0, 1, {3})); other defaults there would make
+    # overloads ambiguous (arange's step).
+    keep = defaults_ok(before) and all(
+        a.type.base == "Generator" for a in before if a.default is not None)
+    p = params(before, keep)
     p += (", " if p else "") + "at::TensorOptions options = {}"
     pa = params(after, True)
     p += (", " + pa) if pa else ""

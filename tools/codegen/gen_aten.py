@@ -291,8 +291,10 @@ def emit_functions(ops):
 
 
 def method_parts(op):
-    self_arg = op.args[0]
-    rest = op.args[1:]
+    # The argument named `self` is `*this` (where.self's comes second);
+    # the others keep their order.
+    self_arg = next((a for a in op.args if a.name == "self"), op.args[0])
+    rest = [a for a in op.args if a is not self_arg]
     r = ret_type(op)
     if self_arg.type.write:
         self_expr = "const_cast<at::Tensor&>(*this)"
@@ -317,7 +319,7 @@ def emit_method_defs(ops):
         if "method" not in op.variants:
             continue
         r, rest, self_expr = method_parts(op)
-        names = ", ".join([self_expr] + [a.name for a in rest])
+        names = ", ".join(a.name if a in rest else self_expr for a in op.args)
         out.append("inline %s Tensor::%s(%s) const {\n  return at::_ops::%s::call(%s);\n}\n" % (
             r, op.name, params(rest, False), op.struct, names))
     return "\n".join(out)

@@ -89,7 +89,7 @@ at::Tensor run_gelu(const char* op, const at::Tensor& out, const at::Tensor& sel
         const T inner = T(kSqrt2OverPi) * (x + T(kGeluCubic) * x * x * x);
         return T(0.5) * x * (T(1) + math::tanh(inner));
       }
-      return T(0.5) * x * (T(1) + std::erf(x * T(kSqrt1_2)));
+      return T(0.5) * x * math::erfc(-x * T(kSqrt1_2));
     };
   });
 }
@@ -275,8 +275,8 @@ at::Tensor gelu_backward(const at::Tensor& grad_output, const at::Tensor& self,
         const T d_inner = T(kSqrt2OverPi) * (T(1) + T(3 * kGeluCubic) * x * x);
         return g * (T(0.5) * (T(1) + t) + T(0.5) * x * (T(1) - t * t) * d_inner);
       }
-      const T cdf = T(0.5) * (T(1) + std::erf(x * T(kSqrt1_2)));
-      const T pdf = T(kInvSqrt2Pi) * std::exp(T(-0.5) * x * x);
+      const T cdf = T(0.5) * math::erfc(-x * T(kSqrt1_2));
+      const T pdf = T(kInvSqrt2Pi) * math::exp(T(-0.5) * x * x);
       return g * (cdf + x * pdf);
     };
   });

@@ -31,10 +31,13 @@ namespace ember::cpu {
 // one reads, so an in-place run (output == input, which the iterator allows
 // only for exactly the same elements) gets its own loop that reads and
 // writes through the one output pointer. Broadcast scalars (stride 0) are
-// read once and captured.
+// read once and captured. The contiguous loops are flattened (every call
+// in them inlined): an element function left out of line, which GCC's
+// heuristics do for the larger ones (sigmoid, gelu), is a call per element
+// that stops vectorization.
 
 template <typename out_t, typename in_t, typename F>
-inline void contiguous_unary(char* o, const char* a, int64_t n, const F& f) {
+[[gnu::flatten]] inline void contiguous_unary(char* o, const char* a, int64_t n, const F& f) {
   if constexpr (std::is_same_v<out_t, in_t>) {
     if (o == a) {
       out_t* __restrict po = reinterpret_cast<out_t*>(o);
@@ -48,7 +51,7 @@ inline void contiguous_unary(char* o, const char* a, int64_t n, const F& f) {
 }
 
 template <typename out_t, typename in_t, typename F>
-inline void contiguous_binary(char* o, const char* a, const char* b, int64_t n,
+[[gnu::flatten]] inline void contiguous_binary(char* o, const char* a, const char* b, int64_t n,
                               const F& f) {
   if constexpr (std::is_same_v<out_t, in_t>) {
     if (o == a || o == b) {
@@ -112,6 +115,17 @@ void binary_loop(TensorIterator& iter, const F& f) {
   });
 }
 
+// The output may be one of the inputs (in place), so no __restrict; GCC
+// checks for overlap at run time before its vector loop.
+template <typename out_t, typename a_t, typename b_t, typename c_t, typename F>
+[[gnu::flatten]] inline void contiguous_ternary(char** data, int64_t n, const F& f) {
+  out_t* po = reinterpret_cast<out_t*>(data[0]);
+  const a_t* pa = reinterpret_cast<const a_t*>(data[1]);
+  const b_t* pb = reinterpret_cast<const b_t*>(data[2]);
+  const c_t* pc = reinterpret_cast<const c_t*>(data[3]);
+  for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[i], pc[i]);
+}
+
 // One output of out_t, three inputs of types a_t, b_t, c_t. Contiguous runs,
 // and a contiguous first input with the other two broadcast scalars (clamp
 // with Scalar bounds), get loops GCC can vectorize.
@@ -120,11 +134,7 @@ void ternary_loop(TensorIterator& iter, const F& f) {
   iter.for_each([&f](char** data, const int64_t* strides, int64_t n) {
     if (strides[0] == sizeof(out_t) && strides[1] == sizeof(a_t) &&
         strides[2] == sizeof(b_t) && strides[3] == sizeof(c_t)) {
-      out_t* po = reinterpret_cast<out_t*>(data[0]);
-      const a_t* pa = reinterpret_cast<const a_t*>(data[1]);
-      const b_t* pb = reinterpret_cast<const b_t*>(data[2]);
-      const c_t* pc = reinterpret_cast<const c_t*>(data[3]);
-      for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[i], pc[i]);
+      contiguous_ternary<out_t, a_t, b_t, c_t>(data, n, f);
     } else if (strides[0] == sizeof(out_t) && strides[1] == sizeof(a_t) &&
                strides[2] == 0 && strides[3] == 0) {
       const b_t b = *reinterpret_cast<const b_t*>(data[2]);

@@ -13,6 +13,11 @@
 
 namespace ember::cpu::math {
 
+// Forced inline: an out-of-line call (through the PLT of the plugin) in a
+// loop stops GCC from vectorizing it, and GCC's heuristics judge these
+// bodies too large to inline on their own.
+#define EMBER_MATH_INLINE [[gnu::always_inline]] inline
+
 // Note [Vectorizable exp]
 // ~~~~~~~~~~~~~~~~~~~~~~~
 // glibc's expf is a call GCC cannot vectorize (without -ffast-math), which
@@ -26,16 +31,16 @@ namespace ember::cpu::math {
 // correctly rounded value over the whole range; overflow gives inf,
 // underflow 0, NaN stays NaN. tools/bench/pointwise_bench.cc measures it.
 
-inline float bits_to_float(int32_t bits) {
+EMBER_MATH_INLINE float bits_to_float(int32_t bits) {
   float f;
   std::memcpy(&f, &bits, sizeof f);
   return f;
 }
 
 // 2^n for n in [-126, 127], as a float.
-inline float exp2_int(int32_t n) { return bits_to_float((n + 127) << 23); }
+EMBER_MATH_INLINE float exp2_int(int32_t n) { return bits_to_float((n + 127) << 23); }
 
-inline float exp(float x) {
+EMBER_MATH_INLINE float exp(float x) {
   constexpr float kLog2e = 1.44269504088896341f;
   constexpr float kLn2Hi = 0.693359375f;       // few bits: n * kLn2Hi is exact
   constexpr float kLn2Lo = -2.12194440e-4f;   // ln 2 - kLn2Hi
@@ -65,7 +70,7 @@ inline float exp(float x) {
 
 // tanh: a polynomial near 0 (where 1 - 2 / (e^2x + 1) cancels), the exp
 // form elsewhere; odd symmetry from the sign of x.
-inline float tanh(float x) {
+EMBER_MATH_INLINE float tanh(float x) {
   const float a = std::fabs(x);
   const float z = x * x;
   float p = -5.70498872745e-3f;
@@ -81,14 +86,14 @@ inline float tanh(float x) {
   return x != x ? x : result;
 }
 
-inline float sigmoid(float x) { return 1.0f / (1.0f + exp(-x)); }
+EMBER_MATH_INLINE float sigmoid(float x) { return 1.0f / (1.0f + exp(-x)); }
 
 // erfc: t exp(-x^2 + P(t)) with t = 1 / (1 + |x| / 2) and P a degree-9
 // Chebyshev fit (Numerical Recipes' erfcc), whose relative error is below
 // 1.2e-7 for every x >= 0; erfc(-x) = 2 - erfc(x). GELU uses it as
 // 1 + erf(x) = erfc(-x), which keeps relative accuracy where 1 + erf(x)
 // is tiny.
-inline float erfc(float x) {
+EMBER_MATH_INLINE float erfc(float x) {
   const float a = std::fabs(x);
   const float t = 1.0f / (1.0f + 0.5f * a);
   float p = 0.17087277f;
@@ -131,5 +136,7 @@ template <typename T>
 inline T sigmoid(T x) {
   return T(1) / (T(1) + std::exp(-x));
 }
+
+#undef EMBER_MATH_INLINE
 
 }  // namespace ember::cpu::math

@@ -38,7 +38,9 @@ EMBER_MATH_INLINE float bits_to_float(int32_t bits) {
 }
 
 // 2^n for n in [-126, 127], as a float.
-EMBER_MATH_INLINE float exp2_int(int32_t n) { return bits_to_float((n + 127) << 23); }
+EMBER_MATH_INLINE float exp2_int(int32_t n) {
+  return bits_to_float(static_cast<int32_t>(static_cast<uint32_t>(n + 127) << 23));
+}
 
 EMBER_MATH_INLINE float exp(float x) {
   constexpr float kLog2e = 1.44269504088896341f;
@@ -49,7 +51,9 @@ EMBER_MATH_INLINE float exp(float x) {
   // Adding 1.5 * 2^23 rounds to an integer (std::floor would not vectorize
   // without -fno-trapping-math).
   constexpr float kRound = 12582912.0f;
-  const float xc = x > kMax ? kMax : (x < kMin ? kMin : x);
+  // NaN compares false and becomes kMax here (no NaN reaches the integer
+  // conversion below); it is put back at the end.
+  const float xc = x < kMax ? (x > kMin ? x : kMin) : kMax;
   const float n = (xc * kLog2e + kRound) - kRound;
   const float r = (xc - n * kLn2Hi) - n * kLn2Lo;
   float p = 1.9875691500e-4f;

@@ -110,6 +110,18 @@ struct ArgFromIValue<std::string_view> {
   static std::string_view get(holder& h) { return h; }
 };
 
+template <>
+struct ArgFromIValue<std::optional<std::string_view>> {
+  // Views the IValue's string, as above; None gives nullopt (div's
+  // rounding_mode).
+  using holder = std::optional<std::string_view>;
+  static holder make(IValue& v) {
+    if (v.isNone()) return std::nullopt;
+    return v.toStringView();
+  }
+  static holder get(holder& h) { return h; }
+};
+
 template <class T>
 struct ArgFromIValue<c10::ArrayRef<T>, std::enable_if_t<is_tensor_like_v<T>>> {
   using holder = std::vector<T>;

@@ -235,7 +235,20 @@ void TensorIterator::compute_shape(const TensorIteratorConfig& config) {
 
 void TensorIterator::compute_types(const TensorIteratorConfig& config) {
   const bool has_inputs = num_operands_ > num_outputs_;
-  if (config.promote_inputs_ && has_inputs) {
+  auto keeps_dtype = [&](size_t k) {
+    return ((config.keep_dtype_mask_ >> (k - num_outputs_)) & 1u) != 0;
+  };
+  if (config.promote_inputs_ && has_inputs && config.keep_dtype_mask_ != 0) {
+    const at::Tensor* promoted[kMaxOperands];
+    size_t count = 0;
+    for (size_t k = num_outputs_; k < num_operands_; ++k) {
+      if (!keeps_dtype(k)) promoted[count++] = tensors_[k];
+    }
+    common_dtype_ = result_type(c10::ArrayRef<const at::Tensor*>(promoted, count));
+    if (config.int_to_float_ && c10::isIntegralType(common_dtype_, true)) {
+      common_dtype_ = c10::kFloat;
+    }
+  } else if (config.promote_inputs_ && has_inputs) {
     common_dtype_ = result_type(c10::ArrayRef<const at::Tensor*>(
         tensors_ + num_outputs_, num_operands_ - num_outputs_));
     if (config.int_to_float_ && c10::isIntegralType(common_dtype_, true)) {
@@ -248,7 +261,8 @@ void TensorIterator::compute_types(const TensorIteratorConfig& config) {
     common_dtype_ = results_[0]->scalar_type();
   }
   for (size_t k = num_outputs_; k < num_operands_; ++k) {
-    dtypes_[k] = config.promote_inputs_ ? common_dtype_ : tensors_[k]->scalar_type();
+    dtypes_[k] = config.promote_inputs_ && !keeps_dtype(k) ? common_dtype_
+                                                           : tensors_[k]->scalar_type();
   }
   for (size_t i = 0; i < num_outputs_; ++i) {
     if (config.static_dtype_) {

@@ -126,6 +126,13 @@ class TensorIteratorConfig {
     promote_inputs_ = value;
     return *this;
   }
+  // Input `index` (0 for the first input) keeps its own dtype and takes no
+  // part in computing the common dtype: where's Bool condition.
+  TensorIteratorConfig& keep_input_dtype(size_t index) {
+    TORCH_INTERNAL_ASSERT(index < kMaxOperands, op_name_, ": no input ", index);
+    keep_dtype_mask_ |= 1u << index;
+    return *this;
+  }
   // An integral or bool common dtype becomes Float (div, exp, …).
   TensorIteratorConfig& promote_integer_inputs_to_float(bool value) {
     int_to_float_ = value;
@@ -164,6 +171,7 @@ class TensorIteratorConfig {
   size_t num_outputs_ = 0;
   size_t num_inputs_ = 0;
   bool promote_inputs_ = true;
+  unsigned keep_dtype_mask_ = 0;  // bit i: input i keeps its dtype
   bool int_to_float_ = false;
   bool resize_outputs_ = true;
   bool check_mem_overlap_ = true;

@@ -1,14 +1,18 @@
-// The CPU plugin's elementwise kernels: add, sub, mul, div (functional, out=
-// and in-place), neg, abs, relu, exp, log, sqrt, and the comparisons eq, lt,
-// gt. Each builds a TensorIterator (broadcasting, type promotion, output
-// allocation) and runs a loop over one dtype.
+// The CPU plugin's arithmetic kernels: add, sub, mul, div (functional, out=
+// and in-place; div also with rounding_mode). Each builds a TensorIterator
+// (broadcasting, type promotion, output allocation) and runs a loop over one
+// dtype. Other pointwise ops are in pointwise_*.cc.
 #include <cmath>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <type_traits>
 
 #include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/pointwise.h"
+#include "backends/cpu/pointwise_loops.h"
 #include "c10/util/Exception.h"
 #include "registration/library.h"
 #include "registration/plugin_descriptor.h"
@@ -18,95 +22,6 @@ EMBER_PLUGIN(cpu)
 
 namespace ember::cpu {
 namespace {
-
-// ---- loops ----------------------------------------------------------------------
-//
-// Note [Vectorizable loops]
-// ~~~~~~~~~~~~~~~~~~~~~~~~~
-// When a run's strides equal the element sizes, the loops below are plain
-// indexed loops over __restrict pointers, which GCC vectorizes at -O3 (and
-// at -O2 from GCC 12). __restrict promises that no other pointer writes what
-// one reads, so an in-place run (output == input, which the iterator allows
-// only for exactly the same elements) gets its own loop that reads and
-// writes through the one output pointer. Broadcast scalars (stride 0) are
-// read once and captured.
-
-template <typename out_t, typename in_t, typename F>
-inline void contiguous_unary(char* o, const char* a, int64_t n, const F& f) {
-  if constexpr (std::is_same_v<out_t, in_t>) {
-    if (o == a) {
-      out_t* __restrict po = reinterpret_cast<out_t*>(o);
-      for (int64_t i = 0; i < n; ++i) po[i] = f(po[i]);
-      return;
-    }
-  }
-  out_t* __restrict po = reinterpret_cast<out_t*>(o);
-  const in_t* __restrict pa = reinterpret_cast<const in_t*>(a);
-  for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i]);
-}
-
-template <typename out_t, typename in_t, typename F>
-inline void contiguous_binary(char* o, const char* a, const char* b, int64_t n,
-                              const F& f) {
-  if constexpr (std::is_same_v<out_t, in_t>) {
-    if (o == a || o == b) {
-      out_t* __restrict po = reinterpret_cast<out_t*>(o);
-      if (a == b) {
-        for (int64_t i = 0; i < n; ++i) po[i] = f(po[i], po[i]);
-      } else if (o == a) {
-        const in_t* __restrict pb = reinterpret_cast<const in_t*>(b);
-        for (int64_t i = 0; i < n; ++i) po[i] = f(po[i], pb[i]);
-      } else {
-        const in_t* __restrict pa = reinterpret_cast<const in_t*>(a);
-        for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], po[i]);
-      }
-      return;
-    }
-  }
-  out_t* __restrict po = reinterpret_cast<out_t*>(o);
-  const in_t* __restrict pa = reinterpret_cast<const in_t*>(a);
-  const in_t* __restrict pb = reinterpret_cast<const in_t*>(b);
-  for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[i]);
-}
-
-template <typename out_t, typename in_t, typename F>
-void unary_loop(TensorIterator& iter, const F& f) {
-  iter.for_each([&f](char** data, const int64_t* strides, int64_t n) {
-    if (strides[0] == sizeof(out_t) && strides[1] == sizeof(in_t)) {
-      contiguous_unary<out_t, in_t>(data[0], data[1], n, f);
-      return;
-    }
-    for (int64_t i = 0; i < n; ++i) {
-      *reinterpret_cast<out_t*>(data[0] + i * strides[0]) =
-          f(*reinterpret_cast<const in_t*>(data[1] + i * strides[1]));
-    }
-  });
-}
-
-template <typename out_t, typename in_t, typename F>
-void binary_loop(TensorIterator& iter, const F& f) {
-  iter.for_each([&f](char** data, const int64_t* strides, int64_t n) {
-    constexpr int64_t kOut = sizeof(out_t);
-    constexpr int64_t kIn = sizeof(in_t);
-    if (strides[0] == kOut && strides[1] == kIn && strides[2] == kIn) {
-      contiguous_binary<out_t, in_t>(data[0], data[1], data[2], n, f);
-    } else if (strides[0] == kOut && strides[1] == kIn && strides[2] == 0) {
-      const in_t b = *reinterpret_cast<const in_t*>(data[2]);
-      contiguous_unary<out_t, in_t>(data[0], data[1], n,
-                                    [&f, b](in_t x) { return f(x, b); });
-    } else if (strides[0] == kOut && strides[1] == 0 && strides[2] == kIn) {
-      const in_t a = *reinterpret_cast<const in_t*>(data[1]);
-      contiguous_unary<out_t, in_t>(data[0], data[2], n,
-                                    [&f, a](in_t y) { return f(a, y); });
-    } else {
-      for (int64_t i = 0; i < n; ++i) {
-        *reinterpret_cast<out_t*>(data[0] + i * strides[0]) =
-            f(*reinterpret_cast<const in_t*>(data[1] + i * strides[1]),
-              *reinterpret_cast<const in_t*>(data[2] + i * strides[2]));
-      }
-    }
-  });
-}
 
 // ---- element operations -----------------------------------------------------------
 //
@@ -164,13 +79,6 @@ void sub_check(const at::Tensor& self, const at::Tensor& other, const char* op) 
               "use the `~` or `logical_not()` operator instead.");
 }
 
-// An out= argument is resized as needed but must exist, as in PyTorch.
-void check_out(const at::Tensor& out, const char* op) {
-  TORCH_CHECK(out.defined(), op, ": the out tensor is undefined; pass a "
-              "defined tensor (of any shape: it is resized), or call the "
-              "functional ", op, ".");
-}
-
 // ---- shared bodies ----------------------------------------------------------------------
 
 TensorIteratorConfig binary_config(const char* op, const at::Tensor& out,
@@ -212,56 +120,99 @@ void run_div(TensorIterator& iter, const char* op) {
   });
 }
 
+// ---- div with rounding_mode ---------------------------------------------------
+
+enum class RoundingMode { kTrue, kTrunc, kFloor };
+
+RoundingMode rounding_mode_of(const std::optional<c10::string_view>& mode,
+                              const char* op) {
+  if (!mode.has_value()) return RoundingMode::kTrue;
+  if (*mode == "trunc") return RoundingMode::kTrunc;
+  if (*mode == "floor") return RoundingMode::kFloor;
+  C10_THROW_ERROR(Error, op, ": expected rounding_mode to be one of None, "
+                  "'trunc', or 'floor' but found '", std::string(*mode), "'.");
+}
+
+// Python's floor division of floats: the quotient of the exact remainder
+// decomposition, so that a == b * q + remainder(a, b) as closely as the
+// type allows (plain floor(a / b) is off by one when a / b rounds up to an
+// integer). Division by zero gives a / b (inf or nan), as in PyTorch.
+template <typename T>
+inline T floor_divide_floating(T a, T b) {
+  if (b == 0) return a / b;
+  const T mod = std::fmod(a, b);
+  T div = (a - mod) / b;
+  if (mod != 0 && (b < 0) != (mod < 0)) div -= 1;
+  if (div == 0) return std::copysign(T(0), a / b);
+  T floordiv = std::floor(div);
+  if (div - floordiv > T(0.5)) floordiv += 1;
+  return floordiv;
+}
+
+// Integer quotients; b == -1 negates with wrapping (INT_MIN / -1 overflows).
+template <typename T>
+inline T integer_divide(T a, T b, bool floor, const ZeroDivisionFlag& zero) {
+  if (b == 0) {
+    zero.raise();
+    return T(0);
+  }
+  if constexpr (std::is_signed_v<T>) {
+    if (b == T(-1)) return static_cast<T>(wrap_t<T>(0) - static_cast<wrap_t<T>>(a));
+  }
+  T q = static_cast<T>(a / b);
+  if constexpr (std::is_signed_v<T>) {
+    const T r = static_cast<T>(a % b);
+    if (floor && r != 0 && ((r < 0) != (b < 0))) q = static_cast<T>(q - 1);
+  }
+  return q;
+}
+
+void run_div_rounding(TensorIterator& iter, RoundingMode mode, const char* op) {
+  const bool floor = mode == RoundingMode::kFloor;
+  EMBER_DISPATCH_ALL_TYPES_BUT_BOOL(iter.common_dtype(), op, [&] {
+    if constexpr (std::is_integral_v<scalar_t>) {
+      ZeroDivisionFlag zero;
+      binary_loop<scalar_t, scalar_t>(iter, [floor, &zero](scalar_t x, scalar_t y) {
+        return integer_divide(x, y, floor, zero);
+      });
+      zero.throw_if_raised(op);
+    } else {
+      using acc_t = opmath_t<scalar_t>;
+      if (floor) {
+        binary_loop<scalar_t, scalar_t>(iter, [](scalar_t x, scalar_t y) {
+          return static_cast<scalar_t>(
+              floor_divide_floating(static_cast<acc_t>(x), static_cast<acc_t>(y)));
+        });
+      } else {
+        binary_loop<scalar_t, scalar_t>(iter, [](scalar_t x, scalar_t y) {
+          return static_cast<scalar_t>(
+              std::trunc(static_cast<acc_t>(x) / static_cast<acc_t>(y)));
+        });
+      }
+    }
+  });
+}
+
+at::Tensor div_mode_into(const char* op, const at::Tensor& out, const at::Tensor& self,
+                         const at::Tensor& other,
+                         const std::optional<c10::string_view>& rounding_mode) {
+  const RoundingMode mode = rounding_mode_of(rounding_mode, op);
+  if (mode == RoundingMode::kTrue) {
+    TensorIterator iter(
+        binary_config(op, out, self, other).promote_integer_inputs_to_float(true));
+    run_div(iter, op);
+    return iter.output();
+  }
+  TensorIterator iter(binary_config(op, out, self, other));
+  run_div_rounding(iter, mode, op);
+  return iter.output();
+}
+
 at::Tensor div_into(const char* op, const at::Tensor& out, const at::Tensor& self,
                     const at::Tensor& other) {
   TensorIterator iter(
       binary_config(op, out, self, other).promote_integer_inputs_to_float(true));
   run_div(iter, op);
-  return iter.output();
-}
-
-// A unary op over every numeric dtype, keeping the dtype.
-template <typename Op>
-at::Tensor unary_same_dtype(const char* op, const at::Tensor& self, Op element_op) {
-  at::Tensor out;
-  TensorIterator iter(TensorIteratorConfig(op).add_output(out).add_input(self));
-  EMBER_DISPATCH_ALL_TYPES(iter.common_dtype(), op, [&] {
-    unary_loop<scalar_t, scalar_t>(iter, [&element_op](scalar_t x) {
-      return element_op(x);
-    });
-  });
-  return iter.output();
-}
-
-// A floating-point function: integral and bool inputs give Float; Half and
-// BFloat16 compute in float.
-template <typename Op>
-at::Tensor unary_float(const char* op, const at::Tensor& self, Op element_op) {
-  at::Tensor out;
-  TensorIterator iter(TensorIteratorConfig(op).add_output(out).add_input(self)
-                          .promote_integer_inputs_to_float(true));
-  EMBER_DISPATCH_FLOATING_TYPES(iter.common_dtype(), op, [&] {
-    using acc_t = opmath_t<scalar_t>;
-    unary_loop<scalar_t, scalar_t>(iter, [&element_op](scalar_t x) {
-      return static_cast<scalar_t>(element_op(static_cast<acc_t>(x)));
-    });
-  });
-  return iter.output();
-}
-
-// A comparison: inputs promoted to their common dtype, Bool result.
-template <typename Op>
-at::Tensor compare(const char* op, const at::Tensor& self, const at::Tensor& other,
-                   Op element_op) {
-  at::Tensor out;
-  TensorIterator iter(
-      binary_config(op, out, self, other).declare_static_dtype(c10::kBool));
-  EMBER_DISPATCH_ALL_TYPES(iter.common_dtype(), op, [&] {
-    using acc_t = opmath_t<scalar_t>;
-    binary_loop<bool, scalar_t>(iter, [&element_op](scalar_t x, scalar_t y) {
-      return element_op(static_cast<acc_t>(x), static_cast<acc_t>(y));
-    });
-  });
   return iter.output();
 }
 
@@ -349,78 +300,22 @@ at::Tensor& div_(at::Tensor& self, const at::Tensor& other) {
   return self;
 }
 
-// ---- unary --------------------------------------------------------------------------------
-
-at::Tensor neg(const at::Tensor& self) {
-  TORCH_CHECK(!self.defined() || self.scalar_type() != c10::kBool,
-              "neg: Negation, the `-` operator, on a bool tensor is not "
-              "supported. If you are trying to invert a mask, use the `~` or "
-              "`logical_not()` operator instead.");
-  return unary_same_dtype("neg", self, [](auto x) {
-    using T = decltype(x);
-    if constexpr (std::is_same_v<T, bool>) {
-      return x;  // refused above
-    } else if constexpr (std::is_integral_v<T>) {
-      return static_cast<T>(wrap_t<T>(0) - static_cast<wrap_t<T>>(x));
-    } else {
-      return static_cast<T>(-static_cast<opmath_t<T>>(x));
-    }
-  });
+at::Tensor div_tensor_mode(const at::Tensor& self, const at::Tensor& other,
+                           std::optional<c10::string_view> rounding_mode) {
+  return div_mode_into("div", at::Tensor(), self, other, rounding_mode);
 }
 
-at::Tensor abs(const at::Tensor& self) {
-  return unary_same_dtype("abs", self, [](auto x) {
-    using T = decltype(x);
-    if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) {
-      return x;
-    } else if constexpr (std::is_integral_v<T>) {
-      return x < 0 ? static_cast<T>(wrap_t<T>(0) - static_cast<wrap_t<T>>(x)) : x;
-    } else {
-      return static_cast<T>(std::abs(static_cast<opmath_t<T>>(x)));
-    }
-  });
+at::Tensor& div_out_mode(const at::Tensor& self, const at::Tensor& other,
+                         std::optional<c10::string_view> rounding_mode, at::Tensor& out) {
+  check_out(out, "div");
+  div_mode_into("div", out, self, other, rounding_mode);
+  return out;
 }
 
-at::Tensor relu(const at::Tensor& self) {
-  TORCH_CHECK(!self.defined() || self.scalar_type() != c10::kBool,
-              "relu: bool tensors are not supported (relu is max(x, 0), which "
-              "is not defined for bool). Convert the tensor to an integer or "
-              "floating dtype first.");
-  return unary_same_dtype("relu", self, [](auto x) {
-    using T = decltype(x);
-    if constexpr (std::is_same_v<T, bool> || std::is_unsigned_v<T>) {
-      return x;
-    } else {
-      // `x < 0` is false for NaN, which therefore passes through.
-      return static_cast<opmath_t<T>>(x) < 0 ? T(0) : x;
-    }
-  });
-}
-
-at::Tensor exp(const at::Tensor& self) {
-  return unary_float("exp", self, [](auto x) { return std::exp(x); });
-}
-
-at::Tensor log(const at::Tensor& self) {
-  return unary_float("log", self, [](auto x) { return std::log(x); });
-}
-
-at::Tensor sqrt(const at::Tensor& self) {
-  return unary_float("sqrt", self, [](auto x) { return std::sqrt(x); });
-}
-
-// ---- comparisons ----------------------------------------------------------------------------
-
-at::Tensor eq(const at::Tensor& self, const at::Tensor& other) {
-  return compare("eq", self, other, [](auto x, auto y) { return x == y; });
-}
-
-at::Tensor lt(const at::Tensor& self, const at::Tensor& other) {
-  return compare("lt", self, other, [](auto x, auto y) { return x < y; });
-}
-
-at::Tensor gt(const at::Tensor& self, const at::Tensor& other) {
-  return compare("gt", self, other, [](auto x, auto y) { return x > y; });
+at::Tensor& div_tensor_mode_(at::Tensor& self, const at::Tensor& other,
+                             std::optional<c10::string_view> rounding_mode) {
+  div_mode_into("div_", self, self, other, rounding_mode);
+  return self;
 }
 
 }  // namespace ember::cpu
@@ -438,13 +333,7 @@ TORCH_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("div.Tensor", TORCH_FN(ember::cpu::div));
   m.impl("div.out", TORCH_FN(ember::cpu::div_out));
   m.impl("div_.Tensor", TORCH_FN(ember::cpu::div_));
-  m.impl("neg", TORCH_FN(ember::cpu::neg));
-  m.impl("abs", TORCH_FN(ember::cpu::abs));
-  m.impl("relu", TORCH_FN(ember::cpu::relu));
-  m.impl("exp", TORCH_FN(ember::cpu::exp));
-  m.impl("log", TORCH_FN(ember::cpu::log));
-  m.impl("sqrt", TORCH_FN(ember::cpu::sqrt));
-  m.impl("eq.Tensor", TORCH_FN(ember::cpu::eq));
-  m.impl("lt.Tensor", TORCH_FN(ember::cpu::lt));
-  m.impl("gt.Tensor", TORCH_FN(ember::cpu::gt));
+  m.impl("div.Tensor_mode", TORCH_FN(ember::cpu::div_tensor_mode));
+  m.impl("div.out_mode", TORCH_FN(ember::cpu::div_out_mode));
+  m.impl("div_.Tensor_mode", TORCH_FN(ember::cpu::div_tensor_mode_));
 }

@@ -226,3 +226,53 @@ std::vector<std::pair<ScalarType, ScalarType>> same_pairs(const Dtypes& dtypes);
 std::vector<std::pair<ScalarType, ScalarType>> mixed_pairs();
 
 }  // namespace ember_conformance
+
+// ---- in-place, out= and three-input checks ------------------------------------------
+
+namespace ember_conformance {
+
+// op_(x) applied to its argument; out=(x, out) writing into `out`.
+using InplaceOp = std::function<void(at::Tensor&)>;
+using OutOp = std::function<void(const at::Tensor&, at::Tensor&)>;
+
+// For every dtype, shape and layout that can be written (expanded inputs
+// are skipped: in-place ops refuse them): after op_(x), x holds ref(x) in
+// its own dtype, at the same address.
+void check_unary_inplace(const std::string& name, const InplaceOp& op,
+                         const std::function<double(double)>& ref,
+                         const Dtypes& dtypes, Domain domain, c10::Device device,
+                         std::optional<Tol> tol = std::nullopt);
+
+// For every dtype and shape, contiguous and transposed inputs: op(x, out)
+// into an empty out of dtype result(dtype) (resized), and into a
+// transposed out of the right shape (written through its strides), gives
+// ref(x).
+void check_unary_out(const std::string& name, const OutOp& op,
+                     const std::function<double(double)>& ref, const Dtypes& dtypes,
+                     Domain domain, c10::Device device,
+                     const ResultDtype& result = same_dtype,
+                     std::optional<Tol> tol = std::nullopt);
+
+using TernaryOp =
+    std::function<at::Tensor(const at::Tensor&, const at::Tensor&, const at::Tensor&)>;
+
+// The shape triples every ternary check covers: equal shapes, three-way
+// broadcasting, 0-dim with n-d, zero-size.
+const std::vector<std::vector<std::vector<int64_t>>>& ternary_shape_triples();
+
+// For every dtype triple, shape triple and layout of each input: op(a, b,
+// c) equals ref(a, b, c) with all three broadcast, rounded to result(the
+// promoted dtype of the inputs marked in `promotes`).
+void check_ternary(const std::string& name, const TernaryOp& op,
+                   const std::function<double(double, double, double)>& ref,
+                   const std::vector<std::vector<ScalarType>>& dtype_triples,
+                   const std::vector<Domain>& domains, c10::Device device,
+                   const ResultDtype& result = same_dtype,
+                   std::vector<bool> promotes = {true, true, true},
+                   std::optional<Tol> tol = std::nullopt);
+
+// torch.result_type of tensors with these dtypes and dims (see the
+// two-tensor result_type above).
+ScalarType result_type(const std::vector<std::pair<ScalarType, int64_t>>& tensors);
+
+}  // namespace ember_conformance

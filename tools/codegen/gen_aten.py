@@ -345,9 +345,11 @@ def emit_functions(ops):
 
 
 def method_parts(op):
+    # The argument named `self` is `*this` (where.self's comes second);
+    # the others keep their order.
     args = cpp_args(op)
-    self_arg = args[0]
-    rest = args[1:]
+    self_arg = next((a for a in args if a.name == "self"), args[0])
+    rest = [a for a in args if a is not self_arg]
     r = ret_type(op)
     if self_arg.type.write:
         self_expr = "const_cast<at::Tensor&>(*this)"
@@ -376,7 +378,8 @@ def emit_method_defs(ops):
         if "method" not in op.variants:
             continue
         r, rest, self_expr = method_parts(op)
-        names = ", ".join([self_expr] + [a.name for a in rest])
+        rest_names = {a.name for a in rest}
+        names = ", ".join(a.name if a.name in rest_names else self_expr for a in op.args)
         out.append("inline %s Tensor::%s(%s) const {\n  return at::_ops::%s::call(%s);\n}\n" % (
             r, op.name, params(rest, False), op.struct, names))
         with_options = options_overload(op, cpp_args(op), r, self_expr)

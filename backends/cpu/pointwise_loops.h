@@ -1,0 +1,200 @@
+// backends/cpu/pointwise_loops.h — the 1-d loops behind the CPU plugin's
+// elementwise kernels, and the small helpers those kernels share.
+//
+//   TensorIterator iter(TensorIteratorConfig("mul").add_output(out)
+//                           .add_input(a).add_input(b));
+//   binary_loop<float, float>(iter, [](float x, float y) { return x * y; });
+//
+// The loops hand the element function values of the operands' dtypes and
+// store what it returns; they pick a plain indexed loop that GCC vectorizes
+// when a run is contiguous (See Note [Vectorizable loops]). Internal to the
+// CPU plugin.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <type_traits>
+
+#include "backends/cpu/TensorIterator.h"
+#include "backends/cpu/dispatch.h"
+#include "backends/cpu/tensor_utils.h"
+#include "c10/core/Scalar.h"
+#include "c10/util/Exception.h"
+
+namespace ember::cpu {
+
+// Note [Vectorizable loops]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// When a run's strides equal the element sizes, the loops below are plain
+// indexed loops over __restrict pointers, which GCC vectorizes at -O3 (and
+// at -O2 from GCC 12). __restrict promises that no other pointer writes what
+// one reads, so an in-place run (output == input, which the iterator allows
+// only for exactly the same elements) gets its own loop that reads and
+// writes through the one output pointer. Broadcast scalars (stride 0) are
+// read once and captured. The contiguous loops are flattened (every call
+// in them inlined): an element function left out of line, which GCC's
+// heuristics do for the larger ones (sigmoid, gelu), is a call per element
+// that stops vectorization.
+
+template <typename out_t, typename in_t, typename F>
+[[gnu::flatten]] inline void contiguous_unary(char* o, const char* a, int64_t n, const F& f) {
+  if constexpr (std::is_same_v<out_t, in_t>) {
+    if (o == a) {
+      out_t* __restrict po = reinterpret_cast<out_t*>(o);
+      for (int64_t i = 0; i < n; ++i) po[i] = f(po[i]);
+      return;
+    }
+  }
+  out_t* __restrict po = reinterpret_cast<out_t*>(o);
+  const in_t* __restrict pa = reinterpret_cast<const in_t*>(a);
+  for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i]);
+}
+
+template <typename out_t, typename in_t, typename F>
+[[gnu::flatten]] inline void contiguous_binary(char* o, const char* a, const char* b, int64_t n,
+                              const F& f) {
+  if constexpr (std::is_same_v<out_t, in_t>) {
+    if (o == a || o == b) {
+      out_t* __restrict po = reinterpret_cast<out_t*>(o);
+      if (a == b) {
+        for (int64_t i = 0; i < n; ++i) po[i] = f(po[i], po[i]);
+      } else if (o == a) {
+        const in_t* __restrict pb = reinterpret_cast<const in_t*>(b);
+        for (int64_t i = 0; i < n; ++i) po[i] = f(po[i], pb[i]);
+      } else {
+        const in_t* __restrict pa = reinterpret_cast<const in_t*>(a);
+        for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], po[i]);
+      }
+      return;
+    }
+  }
+  out_t* __restrict po = reinterpret_cast<out_t*>(o);
+  const in_t* __restrict pa = reinterpret_cast<const in_t*>(a);
+  const in_t* __restrict pb = reinterpret_cast<const in_t*>(b);
+  for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[i]);
+}
+
+// One output of out_t, one input of in_t.
+template <typename out_t, typename in_t, typename F>
+void unary_loop(TensorIterator& iter, const F& f) {
+  iter.for_each([&f](char** data, const int64_t* strides, int64_t n) {
+    if (strides[0] == sizeof(out_t) && strides[1] == sizeof(in_t)) {
+      contiguous_unary<out_t, in_t>(data[0], data[1], n, f);
+      return;
+    }
+    for (int64_t i = 0; i < n; ++i) {
+      *reinterpret_cast<out_t*>(data[0] + i * strides[0]) =
+          f(*reinterpret_cast<const in_t*>(data[1] + i * strides[1]));
+    }
+  });
+}
+
+// One output of out_t, two inputs of in_t.
+template <typename out_t, typename in_t, typename F>
+void binary_loop(TensorIterator& iter, const F& f) {
+  iter.for_each([&f](char** data, const int64_t* strides, int64_t n) {
+    constexpr int64_t kOut = sizeof(out_t);
+    constexpr int64_t kIn = sizeof(in_t);
+    if (strides[0] == kOut && strides[1] == kIn && strides[2] == kIn) {
+      contiguous_binary<out_t, in_t>(data[0], data[1], data[2], n, f);
+    } else if (strides[0] == kOut && strides[1] == kIn && strides[2] == 0) {
+      const in_t b = *reinterpret_cast<const in_t*>(data[2]);
+      contiguous_unary<out_t, in_t>(data[0], data[1], n,
+                                    [&f, b](in_t x) { return f(x, b); });
+    } else if (strides[0] == kOut && strides[1] == 0 && strides[2] == kIn) {
+      const in_t a = *reinterpret_cast<const in_t*>(data[1]);
+      contiguous_unary<out_t, in_t>(data[0], data[2], n,
+                                    [&f, a](in_t y) { return f(a, y); });
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        *reinterpret_cast<out_t*>(data[0] + i * strides[0]) =
+            f(*reinterpret_cast<const in_t*>(data[1] + i * strides[1]),
+              *reinterpret_cast<const in_t*>(data[2] + i * strides[2]));
+      }
+    }
+  });
+}
+
+// The output may be one of the inputs (in place), so no __restrict; GCC
+// checks for overlap at run time before its vector loop.
+template <typename out_t, typename a_t, typename b_t, typename c_t, typename F>
+[[gnu::flatten]] inline void contiguous_ternary(char** data, int64_t n, const F& f) {
+  out_t* po = reinterpret_cast<out_t*>(data[0]);
+  const a_t* pa = reinterpret_cast<const a_t*>(data[1]);
+  const b_t* pb = reinterpret_cast<const b_t*>(data[2]);
+  const c_t* pc = reinterpret_cast<const c_t*>(data[3]);
+  for (int64_t i = 0; i < n; ++i) po[i] = f(pa[i], pb[i], pc[i]);
+}
+
+// One output of out_t, three inputs of types a_t, b_t, c_t. Contiguous runs,
+// and a contiguous first input with the other two broadcast scalars (clamp
+// with Scalar bounds), get loops GCC can vectorize.
+template <typename out_t, typename a_t, typename b_t, typename c_t, typename F>
+void ternary_loop(TensorIterator& iter, const F& f) {
+  iter.for_each([&f](char** data, const int64_t* strides, int64_t n) {
+    if (strides[0] == sizeof(out_t) && strides[1] == sizeof(a_t) &&
+        strides[2] == sizeof(b_t) && strides[3] == sizeof(c_t)) {
+      contiguous_ternary<out_t, a_t, b_t, c_t>(data, n, f);
+    } else if (strides[0] == sizeof(out_t) && strides[1] == sizeof(a_t) &&
+               strides[2] == 0 && strides[3] == 0) {
+      const b_t b = *reinterpret_cast<const b_t*>(data[2]);
+      const c_t c = *reinterpret_cast<const c_t*>(data[3]);
+      contiguous_unary<out_t, a_t>(data[0], data[1], n,
+                                   [&f, b, c](a_t x) { return f(x, b, c); });
+    } else {
+      for (int64_t i = 0; i < n; ++i) {
+        *reinterpret_cast<out_t*>(data[0] + i * strides[0]) =
+            f(*reinterpret_cast<const a_t*>(data[1] + i * strides[1]),
+              *reinterpret_cast<const b_t*>(data[2] + i * strides[2]),
+              *reinterpret_cast<const c_t*>(data[3] + i * strides[3]));
+      }
+    }
+  });
+}
+
+// ember::cpu::check_out — an out= argument is resized as needed but must
+// exist, as in PyTorch.
+inline void check_out(const at::Tensor& out, const char* op) {
+  TORCH_CHECK(out.defined(), op, ": the out tensor is undefined; pass a "
+              "defined tensor (of any shape: it is resized), or call the "
+              "functional ", op, ".");
+}
+
+// ember::cpu::wrap_scalar — `s` as a 0-dim CPU "wrapped number" tensor,
+// which type promotion treats as a Python number (See Note [Type
+// promotion]). Kernels that take Scalars use it to promote as PyTorch does.
+inline at::Tensor wrap_scalar(const c10::Scalar& s, const char* op) {
+  at::Tensor t = empty_cpu({}, s.type(), op);
+  if (s.isFloatingPoint()) {
+    *static_cast<double*>(t.data_ptr()) = s.toDouble();
+  } else if (s.isBoolean()) {
+    *static_cast<bool*>(t.data_ptr()) = s.toBool();
+  } else {
+    *static_cast<int64_t*>(t.data_ptr()) = s.toLong();
+  }
+  t.unsafeGetTensorImpl()->set_wrapped_number(true);
+  return t;
+}
+
+// ember::cpu::ZeroDivisionFlag
+//
+// Integer division and remainder by zero is an error in PyTorch
+// ("ZeroDivisionError"), but a loop must not throw (it may run on OpenMP
+// threads): the loop raises the flag and the kernel throws after for_each.
+// Relaxed order is enough: the flag is read after the parallel region ends,
+// which synchronizes with every thread in it.
+class ZeroDivisionFlag {
+ public:
+  void raise() const { raised_.store(true, std::memory_order_relaxed); }
+  void throw_if_raised(const char* op) const {
+    TORCH_CHECK(!raised_.load(std::memory_order_relaxed), op,
+                ": ZeroDivisionError: integer division or remainder by zero. "
+                "Make sure the divisor has no zeros, or divide floating-point "
+                "tensors (which give inf or nan).");
+  }
+
+ private:
+  mutable std::atomic<bool> raised_{false};
+};
+
+}  // namespace ember::cpu

@@ -1,6 +1,7 @@
 #include "autograd/FunctionsManual.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "aten/Functions.h"
 #include "aten/TensorOperators.h"
@@ -13,6 +14,11 @@ namespace details {
 
 bool any_defined(const variable_list& grads) {
   return std::any_of(grads.begin(), grads.end(), [](const at::Tensor& g) { return g.defined(); });
+}
+
+at::Tensor not_implemented(const char* op, const char* input) {
+  C10_THROW_ERROR(NotImplementedError, "the derivative for 'aten::", op, "' with respect to '",
+                  input, "' is not implemented.");
 }
 
 void materialize_grads(const Node& node, variable_list& grads) {
@@ -176,6 +182,219 @@ at::Tensor abs_backward(const at::Tensor& grad, const at::Tensor& self) {
 
 at::Tensor relu_backward(const at::Tensor& grad, const at::Tensor& result) {
   return grad * at::gt(result, at::zeros_like(result));
+}
+
+
+// ---- pointwise -----------------------------------------------------------------------------
+
+at::Tensor pow_backward(const at::Tensor& grad, const at::Tensor& self, const at::Scalar& exponent) {
+  const double e = exponent.toDouble();
+  if (e == 0.0) return at::zeros_like(self);
+  return grad * e * self.pow(e - 1);
+}
+
+at::Tensor pow_backward_self(const at::Tensor& grad, const at::Tensor& self,
+                             const at::Tensor& exponent) {
+  const at::Tensor d = grad * exponent * self.pow(exponent - 1);
+  return at::where(at::eq(exponent, 0), at::zeros_like(d), d);
+}
+
+at::Tensor pow_backward_exponent(const at::Tensor& grad, const at::Tensor& self,
+                                 const at::Tensor& exponent, const at::Tensor& result) {
+  // d(x^y)/dy = x^y log x; 0 where x == 0 and y >= 0 (the limit).
+  const at::Tensor d = grad * result * at::log(self);
+  const at::Tensor zero_base = at::logical_and(at::eq(self, 0), at::ge(exponent, 0));
+  return at::where(zero_base, at::zeros_like(d), d);
+}
+
+at::Tensor clamp_backward(const at::Tensor& grad, const at::Tensor& self,
+                          const std::optional<at::Scalar>& min,
+                          const std::optional<at::Scalar>& max) {
+  at::Tensor keep = at::ones_like(self, at::kBool);
+  if (min.has_value()) keep = at::logical_and(keep, at::ge(self, *min));
+  if (max.has_value()) keep = at::logical_and(keep, at::le(self, *max));
+  return at::where(keep, grad, at::zeros_like(grad));
+}
+
+at::Tensor bce_with_logits_backward(const at::Tensor& grad, const at::Tensor& self,
+                                    const at::Tensor& target,
+                                    const std::optional<at::Tensor>& weight,
+                                    const std::optional<at::Tensor>& pos_weight,
+                                    int64_t reduction) {
+  const at::Tensor s = at::sigmoid(self);
+  at::Tensor g;
+  if (pos_weight.has_value() && pos_weight->defined()) {
+    const at::Tensor t = *pos_weight * target;
+    g = (t + 1 - target) * s - t;
+  } else {
+    g = s - target;
+  }
+  if (weight.has_value() && weight->defined()) g = g * *weight;
+  g = g * grad;
+  if (reduction == 1) g = g / static_cast<double>(std::max<int64_t>(g.numel(), 1));  // Mean
+  return g;
+}
+
+// ---- reductions ----------------------------------------------------------------------------
+
+at::Tensor value_selecting_reduction_backward(const at::Tensor& grad, int64_t dim,
+                                              const at::Tensor& indices,
+                                              c10::IntArrayRef sizes, bool keepdim) {
+  at::Tensor out = at::zeros(sizes, grad.options());
+  if (sizes.empty()) return grad.reshape(sizes);  // 0-d input: the only element
+  const int64_t d = at::maybe_wrap_dim(dim, static_cast<int64_t>(sizes.size()), "backward");
+  const at::Tensor g = keepdim ? grad : grad.unsqueeze(d);
+  const at::Tensor idx = keepdim ? indices : indices.unsqueeze(d);
+  return out.scatter(d, idx, g);
+}
+
+at::Tensor prod_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result) {
+  if (self.numel() == 0) return at::zeros_like(self);
+  const at::Tensor zeros = at::eq(self, 0);
+  const int64_t zero_count = zeros.sum().item<int64_t>();
+  if (zero_count == 0) return grad * result / self;
+  if (zero_count > 1) return at::zeros_like(self);
+  const at::Tensor others = at::where(zeros, at::ones_like(self), self).prod();
+  return at::where(zeros, grad * others, at::zeros_like(self));
+}
+
+at::Tensor prod_dim_backward(const at::Tensor& grad, const at::Tensor& self,
+                             const at::Tensor& result, int64_t dim, bool keepdim) {
+  if (self.dim() == 0) return grad;
+  const int64_t d = at::maybe_wrap_dim(dim, self.dim(), "prod");
+  const at::Tensor g = keepdim ? grad : grad.unsqueeze(d);
+  const at::Tensor r = keepdim ? result : result.unsqueeze(d);
+  const at::Tensor zeros = at::eq(self, 0);
+  const at::Tensor zero_count = at::sum(zeros, {d}, /*keepdim=*/true);
+  const at::Tensor others = at::prod(at::where(zeros, at::ones_like(self), self), d, true);
+  const at::Tensor no_zero = g * r / self;
+  const at::Tensor one_zero = at::where(zeros, g * others, at::zeros_like(no_zero));
+  return at::where(at::eq(zero_count, 0), no_zero,
+                   at::where(at::eq(zero_count, 1), one_zero, at::zeros_like(no_zero)));
+}
+
+at::Tensor cumsum_backward(const at::Tensor& grad, int64_t dim) {
+  if (grad.dim() == 0) return grad;
+  // The reversed cumulative sum: total - (inclusive prefix) + element.
+  const at::Tensor total = at::sum(grad, {dim}, /*keepdim=*/true);
+  return total - at::cumsum(grad, dim) + grad;
+}
+
+namespace {
+int64_t reduced_count(const at::Tensor& self, c10::OptionalIntArrayRef dim) {
+  if (!dim.has_value() || dim->empty()) return self.numel();
+  int64_t n = 1;
+  for (int64_t d : *dim) n *= self.size(d);
+  return n;
+}
+}  // namespace
+
+at::Tensor var_backward(const at::Tensor& grad, const at::Tensor& self,
+                        c10::OptionalIntArrayRef dim, const std::optional<at::Scalar>& correction,
+                        bool keepdim) {
+  const double c = correction.has_value() ? correction->toDouble() : 1.0;
+  const double n = static_cast<double>(reduced_count(self, dim));
+  const at::Tensor g = keepdim || self.dim() == 0
+                           ? grad
+                           : unsqueeze_multiple(grad, dim, static_cast<size_t>(self.dim()));
+  std::vector<int64_t> dims;
+  if (dim.has_value() && !dim->empty()) {
+    dims = dim->vec();
+  } else {
+    for (int64_t d = 0; d < self.dim(); ++d) dims.push_back(d);
+  }
+  const at::Tensor mean = dims.empty() ? self : at::mean(self, dims, /*keepdim=*/true);
+  return g * (self - mean) * (2.0 / (n - c));
+}
+
+at::Tensor std_backward(const at::Tensor& result, const at::Tensor& grad, const at::Tensor& self,
+                        c10::OptionalIntArrayRef dim, const std::optional<at::Scalar>& correction,
+                        bool keepdim) {
+  const at::Tensor grad_var = (grad / (result * 2)).masked_fill(at::eq(result, 0), 0);
+  return var_backward(grad_var, self, dim, correction, keepdim);
+}
+
+at::Tensor norm_backward(const at::Tensor& grad, const at::Tensor& self,
+                         const std::optional<at::Scalar>& p_opt, const at::Tensor& norm,
+                         c10::OptionalIntArrayRef dim, bool keepdim) {
+  const double p = p_opt.has_value() ? p_opt->toDouble() : 2.0;
+  const size_t ndim = static_cast<size_t>(self.dim());
+  at::Tensor g = grad, n = norm;
+  if (!keepdim && ndim > 0) {
+    g = unsqueeze_multiple(grad, dim, ndim);
+    n = unsqueeze_multiple(norm, dim, ndim);
+  }
+  if (p == 0.0) return at::zeros_like(self);
+  if (p == 1.0) return self.sign() * g;
+  if (p == 2.0) return self * (g / n).masked_fill(at::eq(n, 0), 0);
+  if (std::isinf(p)) {
+    const at::Tensor hit = at::eq(at::abs(self), n.expand(self.sizes()));
+    std::vector<int64_t> dims;
+    if (dim.has_value() && !dim->empty()) {
+      dims = dim->vec();
+    } else {
+      for (int64_t d = 0; d < self.dim(); ++d) dims.push_back(d);
+    }
+    const at::Tensor count = dims.empty() ? at::ones_like(n) : at::sum(hit, dims, true);
+    return self.sign() * hit * (g / count);
+  }
+  const at::Tensor scale = (g / n.pow(p - 1)).masked_fill(at::eq(n, 0), 0);
+  return self * at::abs(self).pow(p - 2) * scale;
+}
+
+at::Tensor logsumexp_backward(const at::Tensor& grad, const at::Tensor& self,
+                              const at::Tensor& result, c10::IntArrayRef dim, bool keepdim) {
+  at::Tensor g = grad, r = result;
+  if (!keepdim && self.dim() > 0) {
+    g = unsqueeze_multiple(grad, dim, static_cast<size_t>(self.dim()));
+    r = unsqueeze_multiple(result, dim, static_cast<size_t>(self.dim()));
+  }
+  return g * at::exp(self - r);
+}
+
+// ---- indexing and joining ------------------------------------------------------------------
+
+at::Tensor index_select_backward(const at::Tensor& grad, c10::IntArrayRef sizes, int64_t dim,
+                                 const at::Tensor& index) {
+  if (sizes.empty()) return grad.reshape(sizes);
+  const int64_t d = at::maybe_wrap_dim(dim, static_cast<int64_t>(sizes.size()), "index_select");
+  std::vector<int64_t> shape(static_cast<size_t>(grad.dim()), 1);
+  shape[static_cast<size_t>(d)] = index.numel();
+  const at::Tensor idx = index.reshape({-1}).reshape(shape).expand(grad.sizes());
+  return at::zeros(sizes, grad.options()).scatter_add(d, idx, grad);
+}
+
+std::vector<at::Tensor> cat_backward(const at::Tensor& grad, int64_t dim,
+                                     const std::vector<at::Tensor>& tensors) {
+  std::vector<at::Tensor> out(tensors.size());
+  const int64_t d = at::maybe_wrap_dim(dim, grad.dim(), "cat");
+  int64_t start = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const at::Tensor& t = tensors[i];
+    if (t.dim() == 1 && t.size(0) == 0 && grad.dim() != 1) {
+      out[i] = at::zeros_like(t);  // a legacy empty tensor cat skipped
+      continue;
+    }
+    const int64_t len = t.size(d);
+    out[i] = grad.narrow(d, start, len);
+    start += len;
+  }
+  return out;
+}
+
+at::Tensor masked_select_backward(const at::Tensor& grad, const at::Tensor& self,
+                                  const at::Tensor& mask) {
+  const std::vector<int64_t> shape = at::infer_broadcast_shape(self.sizes(), mask.sizes(),
+                                                               "masked_select");
+  at::Tensor out = at::zeros(shape, grad.options());
+  return out.index_put({std::optional<at::Tensor>(mask.expand(shape))}, grad, false);
+}
+
+// ---- convolution ---------------------------------------------------------------------------
+
+c10::OptionalIntArrayRef bias_sizes_opt(const at::Tensor& bias) {
+  if (!bias.defined()) return c10::OptionalIntArrayRef();
+  return c10::OptionalIntArrayRef(bias.sizes());
 }
 
 }  // namespace details

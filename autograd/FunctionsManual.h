@@ -15,6 +15,9 @@ namespace generated {
 namespace details {
 
 bool any_defined(const variable_list& grads);
+// Throws "the derivative for 'op' with respect to 'input' is not
+// implemented" (for inputs of a differentiable op without a formula).
+[[noreturn]] at::Tensor not_implemented(const char* op, const char* input);
 // Undefined gradients of a multi-output Node's defined outputs become zeros
 // of the output's shape (formulas then need no special case).
 void materialize_grads(const Node& node, variable_list& grads);
@@ -71,6 +74,56 @@ at::Tensor mm_mat1_backward(const at::Tensor& grad, const at::Tensor& mat2,
                             const at::Scalar& alpha);
 at::Tensor mm_mat2_backward(const at::Tensor& grad, const at::Tensor& mat1,
                             const at::Scalar& alpha);
+
+
+// ---- pointwise
+at::Tensor pow_backward(const at::Tensor& grad, const at::Tensor& self, const at::Scalar& exponent);
+at::Tensor pow_backward_self(const at::Tensor& grad, const at::Tensor& self,
+                             const at::Tensor& exponent);
+at::Tensor pow_backward_exponent(const at::Tensor& grad, const at::Tensor& self,
+                                 const at::Tensor& exponent, const at::Tensor& result);
+at::Tensor clamp_backward(const at::Tensor& grad, const at::Tensor& self,
+                          const std::optional<at::Scalar>& min,
+                          const std::optional<at::Scalar>& max);
+at::Tensor bce_with_logits_backward(const at::Tensor& grad, const at::Tensor& self,
+                                    const at::Tensor& target,
+                                    const std::optional<at::Tensor>& weight,
+                                    const std::optional<at::Tensor>& pos_weight,
+                                    int64_t reduction);
+
+// ---- reductions
+// The gradient of an op that picked `indices` along dim (max.dim, sort,
+// topk): grad scattered back to those positions.
+at::Tensor value_selecting_reduction_backward(const at::Tensor& grad, int64_t dim,
+                                              const at::Tensor& indices,
+                                              c10::IntArrayRef sizes, bool keepdim);
+at::Tensor prod_backward(const at::Tensor& grad, const at::Tensor& self, const at::Tensor& result);
+at::Tensor prod_dim_backward(const at::Tensor& grad, const at::Tensor& self,
+                             const at::Tensor& result, int64_t dim, bool keepdim);
+at::Tensor cumsum_backward(const at::Tensor& grad, int64_t dim);
+at::Tensor var_backward(const at::Tensor& grad, const at::Tensor& self,
+                        c10::OptionalIntArrayRef dim, const std::optional<at::Scalar>& correction,
+                        bool keepdim);
+at::Tensor std_backward(const at::Tensor& result, const at::Tensor& grad, const at::Tensor& self,
+                        c10::OptionalIntArrayRef dim, const std::optional<at::Scalar>& correction,
+                        bool keepdim);
+at::Tensor norm_backward(const at::Tensor& grad, const at::Tensor& self,
+                         const std::optional<at::Scalar>& p, const at::Tensor& norm,
+                         c10::OptionalIntArrayRef dim, bool keepdim);
+at::Tensor logsumexp_backward(const at::Tensor& grad, const at::Tensor& self,
+                              const at::Tensor& result, c10::IntArrayRef dim, bool keepdim);
+
+// ---- indexing and joining
+at::Tensor index_select_backward(const at::Tensor& grad, c10::IntArrayRef sizes, int64_t dim,
+                                 const at::Tensor& index);
+std::vector<at::Tensor> cat_backward(const at::Tensor& grad, int64_t dim,
+                                     const std::vector<at::Tensor>& tensors);
+at::Tensor masked_select_backward(const at::Tensor& grad, const at::Tensor& self,
+                                  const at::Tensor& mask);
+
+// ---- convolution
+// The bias's sizes for convolution_backward (none without a bias).
+c10::OptionalIntArrayRef bias_sizes_opt(const at::Tensor& bias);
 
 }  // namespace details
 }  // namespace generated

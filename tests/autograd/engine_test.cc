@@ -29,7 +29,8 @@ TEST(Engine, WorkedExampleOfTheSeeds) {
   EXPECT_TRUE(x.is_leaf());
   EXPECT_FALSE(out.is_leaf());
   EXPECT_EQ(out.grad_fn()->name(), "MeanBackward0");
-  EXPECT_EQ(z.grad_fn()->name(), "MulBackward0");
+  EXPECT_EQ(z.grad_fn()->name(), "MulBackward1");  // mul.Scalar, as in libtorch
+  EXPECT_EQ(z.grad_fn()->next_edges()[0].function->name(), "MulBackward0");
   EXPECT_FLOAT_EQ(out.item<float>(), 27.0f);
   out.backward();
   ASSERT_TRUE(x.grad().defined());
@@ -109,7 +110,7 @@ TEST(Engine, InPlaceChangeOfASavedTensorIsRefused) {
   EXPECT_THAT(errorOf([&] { c.sum().backward(); }),
               HasSubstr("one of the variables needed for gradient computation has been "
                         "modified by an inplace operation: [CPUFloatType [2, 2]], which is "
-                        "output 0 of MulBackward0, is at version 1; expected version 0 "
+                        "output 0 of MulBackward1, is at version 1; expected version 0 "
                         "instead."));
 }
 

@@ -133,7 +133,97 @@ std::vector<Case> cases() {
          return variable_list{t};
        },
        {a({2, 3}), a({3}, 1)}, false},
+      // ---- pointwise
+      {"scalar overloads", [](const variable_list& v) {
+         return variable_list{at::add(v[0], 2), at::sub(v[0], 1.5), at::mul(v[0], 3), at::div(v[0], 4),
+                              at::rsub(v[0], v[1])};
+       }, {a({3}), a({3}, 1)}, true},
+      {"unary math", [](const variable_list& v) {
+         return variable_list{at::log1p(v[0]), at::expm1(v[0]), at::rsqrt(v[0]), at::reciprocal(v[0]),
+                              at::sin(v[0]), at::cos(v[0]), at::tanh(v[0]), at::sigmoid(v[0])};
+       }, {pos({4})}, true},
+      {"pow", [](const variable_list& v) {
+         return variable_list{at::pow(v[0], 3), at::pow(v[0], v[1]), at::pow(2.0, v[1])};
+       }, {pos({3}), a({3}, 1)}, true},
+      {"maximum/minimum/where/clamp", [](const variable_list& v) {
+         return variable_list{at::maximum(v[0], v[1]), at::minimum(v[0], v[1]),
+                              at::where(at::gt(v[0], 0), v[0], v[1]), at::clamp(v[0], -1, 1)};
+       }, {a({5}), a({5}, 1)}, false},
+      {"addcmul/addcdiv/lerp", [](const variable_list& v) {
+         return variable_list{at::addcmul(v[0], v[1], v[2], 0.5), at::addcdiv(v[0], v[1], v[2], 2),
+                              at::lerp(v[0], v[1], v[2])};
+       }, {a({3}), a({3}, 1), pos({3}, 2)}, true},
+      {"activations", [](const variable_list& v) {
+         return variable_list{at::gelu(v[0]), at::silu(v[0]), at::elu(v[0]), at::softplus(v[0]),
+                              at::leaky_relu(v[0], 0.1), at::hardtanh(v[0])};
+       }, {a({6})}, false},
+      // ---- reductions
+      {"prod/cumsum/logsumexp", [](const variable_list& v) {
+         return variable_list{v[0].prod(), at::prod(v[0], 1), at::cumsum(v[0], 0),
+                              at::logsumexp(v[0], {1})};
+       }, {pos({2, 3})}, true},
+      {"var/std/norm", [](const variable_list& v) {
+         return variable_list{at::var(v[0]), at::std(v[0], at::IntArrayRef{1}), at::norm(v[0]),
+                              at::norm(v[0], 3, {0})};
+       }, {a({3, 4})}, true},
+      {"max/min", [](const variable_list& v) {
+         return variable_list{v[0].max(), std::get<0>(at::max(v[0], 1)), std::get<0>(at::min(v[0], 0))};
+       }, {a({3, 4})}, false},
+      // ---- nn
+      {"softmax/log_softmax", [](const variable_list& v) {
+         return variable_list{at::softmax(v[0], 1), at::log_softmax(v[0], 0)};
+       }, {a({3, 4})}, false},
+      {"losses", [](const variable_list& v) {
+         at::Tensor target = at::zeros({3}, at::kLong);
+         target.select(0, 1).fill_(2);
+         return variable_list{at::nll_loss(at::log_softmax(v[0], 1), target),
+                              at::cross_entropy_loss(v[0], target),
+                              at::mse_loss(v[0], v[1]),
+                              at::binary_cross_entropy(at::sigmoid(v[0]), at::full({3, 4}, 0.3, at::kDouble)),
+                              at::binary_cross_entropy_with_logits(v[0], at::full({3, 4}, 0.3, at::kDouble))};
+       }, {a({3, 4}), a({3, 4}, 1)}, false},
+      {"batch_norm/layer_norm", [](const variable_list& v) {
+         return variable_list{at::batch_norm(v[0], v[1], v[2], {}, {}, true, 0.1, 1e-5, false),
+                              at::layer_norm(v[0], {4, 2}, {}, {}, 1e-5, false)};
+       }, {a({3, 4, 2}), pos({4}, 1), a({4}, 2)}, false},
+      {"embedding", [](const variable_list& v) {
+         at::Tensor idx = at::zeros({4}, at::kLong);
+         idx.select(0, 1).fill_(2);
+         idx.select(0, 3).fill_(2);
+         return variable_list{at::embedding(v[0], idx)};
+       }, {a({3, 2})}, false},
+      {"conv2d/pools", [](const variable_list& v) {
+         at::Tensor c = at::conv2d(v[0], v[1], v[2], 1, 1);
+         return variable_list{c, at::max_pool2d(c, {2, 2}), at::avg_pool2d(c, {2, 2}),
+                              at::adaptive_avg_pool2d(c, {1, 1})};
+       }, {a({1, 2, 4, 4}), a({3, 2, 3, 3}, 1), a({3}, 2)}, false},
+      // ---- indexing and joining
+      {"index_select/gather/scatter", [](const variable_list& v) {
+         at::Tensor idx = at::zeros({2, 2}, at::kLong);
+         idx.select(0, 1).fill_(1);
+         return variable_list{at::index_select(v[0], 0, idx.select(1, 0)), at::gather(v[0], 1, idx),
+                              at::scatter(v[0], 0, idx, v[1]), at::scatter_add(v[0], 0, idx, v[1])};
+       }, {a({2, 3}), a({2, 2}, 1)}, false},
+      {"masked/index/cat/stack", [](const variable_list& v) {
+         at::Tensor mask = at::gt(v[0].detach(), 0);
+         at::Tensor idx = at::zeros({2}, at::kLong);
+         return variable_list{v[0].masked_fill(mask, 0), at::masked_select(v[0], mask),
+                              v[0].index({std::optional<at::Tensor>(idx)}),
+                              at::cat({v[0], v[1]}, 0), at::stack({v[0], v[1]}, 1)};
+       }, {a({2, 3}), a({2, 3}, 1)}, false},
+      {"sort/topk", [](const variable_list& v) {
+         return variable_list{std::get<0>(at::sort(v[0], 1)), std::get<0>(at::topk(v[0], 2))};
+       }, {a({2, 4})}, false},
   };
+}
+
+TEST(Gradcheck, InputsWithoutAFormulaRaiseOnBackward) {
+  at::Tensor x = input({3}, 0.2, 0.8);
+  at::Tensor t = input({3}, 0.2, 0.8, 1);
+  at::Tensor loss = at::binary_cross_entropy(x, t);
+  EXPECT_THAT(errorOf([&] { loss.backward(); }),
+              HasSubstr("the derivative for 'aten::binary_cross_entropy' with respect to "
+                        "'target' is not implemented"));
 }
 
 TEST(Gradcheck, EveryDifferentiableOp) {

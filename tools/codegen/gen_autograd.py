@@ -159,6 +159,13 @@ class Gen:
                 if n not in names:
                     raise SystemExit("gen_autograd: %s has no argument '%s'" % (entry.name, n))
                 self.diff_inputs.append((n, formula, len(inputs) > 1, inputs))
+        # A tensor input without a formula still gets an edge: a backward
+        # that needs its gradient raises instead of silently skipping it.
+        listed = {d[0] for d in self.diff_inputs}
+        for a in op.args:
+            if a.type.base == "Tensor" and not a.type.is_list and a.name not in listed:
+                self.diff_inputs.append((a.name, 'not_implemented("%s", "%s")' % (
+                    entry.name, a.name), False, [a.name]))
         order = [a.name for a in op.args]
         self.diff_inputs.sort(key=lambda d: order.index(d[0]))
         self.names = names
@@ -205,11 +212,11 @@ class Gen:
                 out.append(("result", "result%d" % i, None, i))
         return out
 
-    def formula_cpp(self, formula):
+    def formula_cpp(self, formula, inputs=None):
         if uses(formula, "grad_input_mask"):
-            n = len(self.edge_args())
+            offsets = self.offsets()
             mask = "std::vector<bool>{%s}" % ", ".join(
-                "should_compute_output(%d)" % i for i in range(n))
+                "should_compute_output(%s)" % offsets[n][0] for n in (inputs or []))
             formula = re.sub(r"(?<![\w.])grad_input_mask(?!\w)", mask, formula)
         # X.attr() -> X_attr for saved attributes
         def sub(m):
@@ -262,7 +269,7 @@ class Gen:
                 done.add(key)
                 conds = " || ".join("should_compute_output(%s)" % offsets[n][0] for n in inputs)
                 body.append("  if (%s) {" % conds)
-                body.append("    auto grad_result = %s;" % self.formula_cpp(formula))
+                body.append("    auto grad_result = %s;" % self.formula_cpp(formula, inputs))
                 for i, n in enumerate(inputs):
                     body.append("    if (should_compute_output(%s)) grad_inputs[%s] = std::get<%s>(grad_result);" % (
                         offsets[n][0], offsets[n][0], i))
@@ -550,7 +557,9 @@ def main():
         covered.add(e.name)
         inplace_name = op.name + "_" + ("." + op.overload if op.overload else "")
         ip = by_struct.get(inplace_name)
-        if ip is not None and inplace_name not in covered:
+        same_args = ip is not None and [(a.name, a.type.base, a.type.is_list) for a in ip.args] == \
+            [(a.name, a.type.base, a.type.is_list) for a in op.args]
+        if same_args and inplace_name not in covered:
             gi = Gen(e, ip, node, by_struct)
             fn, code = inplace_kernel(gi, ip)
             kernels.append(code)

@@ -30,6 +30,10 @@ TEST(Parallel, DefaultFollowsOmpNumThreads) {
 }
 
 TEST(Parallel, KernelsApplyTheSettingOnTheirThread) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "libgomp is not TSan-instrumented, so a two-thread OpenMP team reports "
+                  "false races; the default (uninstrumented) run covers this test.";
+#endif
   const int before = at::get_num_threads();
   at::set_num_threads(1);
   EXPECT_EQ(at::get_num_threads(), 1);

@@ -290,6 +290,10 @@ TEST(RandomStream, RandnFloatIsBoxMullerOnWordPairs) {
 // Results depend on the element index only: one thread and two threads
 // give the same bits. libgomp is already loaded by the CPU plugin.
 TEST(RandomStream, SameValuesOnOneAndTwoThreads) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "libgomp is not TSan-instrumented, so a two-thread OpenMP team reports "
+                  "false races; the default (uninstrumented) run covers this test.";
+#endif
   at::rand({1});  // loads the plugin, and with it libgomp
   void* gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD);
   ASSERT_NE(gomp, nullptr) << "libgomp is not loaded: " << dlerror();

@@ -176,15 +176,6 @@ at::Tensor mm_mat2_backward(const at::Tensor& grad, const at::Tensor& mat1,
   return maybe_multiply(mat1.t().mm(grad), alpha);
 }
 
-at::Tensor abs_backward(const at::Tensor& grad, const at::Tensor& self) {
-  return grad * at::gt(self, at::zeros_like(self)) - grad * at::lt(self, at::zeros_like(self));
-}
-
-at::Tensor relu_backward(const at::Tensor& grad, const at::Tensor& result) {
-  return grad * at::gt(result, at::zeros_like(result));
-}
-
-
 // ---- pointwise -----------------------------------------------------------------------------
 
 at::Tensor pow_backward(const at::Tensor& grad, const at::Tensor& self, const at::Scalar& exponent) {

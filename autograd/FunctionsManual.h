@@ -53,10 +53,6 @@ at::Tensor evenly_distribute_backward(const at::Tensor& grad, const at::Tensor& 
 at::Tensor unsqueeze_multiple(const at::Tensor& t, c10::OptionalIntArrayRef dims,
                               size_t ndim);
 
-// |x|' = sign(x) (0 at 0); relu' = 1 where the output is positive.
-at::Tensor abs_backward(const at::Tensor& grad, const at::Tensor& self);
-at::Tensor relu_backward(const at::Tensor& grad, const at::Tensor& result);
-
 // Views.
 at::Tensor permute_backwards(const at::Tensor& grad, c10::IntArrayRef dims);
 at::Tensor select_backward(const at::Tensor& grad, c10::IntArrayRef sizes, int64_t dim,

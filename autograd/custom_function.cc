@@ -109,14 +109,6 @@ void check_backward_outputs(const Node& node, const variable_list& grads,
   }
 }
 
-void materialize(const Node& node, variable_list& grads) {
-  for (size_t i = 0; i < grads.size() && i < node.num_inputs(); ++i) {
-    if (grads[i].defined()) continue;
-    const InputMetadata& m = node.input_metadata(i);
-    grads[i] = at::zeros(m.shape(), at::TensorOptions().dtype(m.dtype()).device(m.device()));
-  }
-}
-
 }  // namespace detail
 }  // namespace autograd
 }  // namespace torch

@@ -25,6 +25,7 @@
 #include <unordered_set>
 #include <vector>
 
+#include "autograd/FunctionsManual.h"
 #include "autograd/function.h"
 #include "autograd/grad_mode.h"
 #include "autograd/saved_variable.h"
@@ -109,7 +110,6 @@ variable_list to_output_list(const at::Tensor& t);
 variable_list to_output_list(const variable_list& ts);
 void check_backward_outputs(const Node& node, const variable_list& grads,
                             const std::vector<bool>& is_tensor_input);
-void materialize(const Node& node, variable_list& grads);
 }  // namespace detail
 
 template <class T>
@@ -141,7 +141,7 @@ struct Function {
 template <class T>
 variable_list CppNode<T>::apply(variable_list&& grads) {
   std::lock_guard<std::mutex> lock(mutex_);
-  if (ctx_.materialize_grads_) detail::materialize(*this, grads);
+  if (ctx_.materialize_grads_) generated::details::materialize_grads(*this, grads);
   variable_list outputs = T::backward(&ctx_, std::move(grads));
   detail::check_backward_outputs(*this, outputs, is_tensor_input_);
   // Keep only the gradients of tensor arguments, in edge order.

@@ -12,6 +12,7 @@
 #include <unordered_set>
 
 #include "aten/Functions.h"
+#include "autograd/FunctionsManual.h"
 #include "autograd/anomaly_mode.h"
 #include "autograd/engine_tls.h"
 #include "autograd/functions/basic_ops.h"
@@ -244,16 +245,7 @@ struct Engine::Impl {
         TORCH_CHECK(expandable, "Function ", fn.name(), " returned an invalid gradient at "
                     "index ", i, " - got ", grad.sizes(), " but expected shape compatible "
                     "with ", want);
-        // Sum the broadcast dims away.
-        const int64_t lead = grad.dim() - static_cast<int64_t>(want.size());
-        std::vector<int64_t> dims;
-        for (int64_t d = 0; d < grad.dim(); ++d) {
-          if (d < lead || (want[static_cast<size_t>(d - lead)] == 1 && grad.size(d) != 1)) {
-            dims.push_back(d);
-          }
-        }
-        if (!dims.empty()) grad = at::sum(grad, dims, /*keepdim=*/true);
-        grad = grad.reshape(want);
+        grad = generated::details::sum_to(grad, want);
       }
       TORCH_CHECK(grad.device() == meta.device(), "Function ", fn.name(), " returned an "
                   "invalid gradient at index ", i, " - expected device ", meta.device(),
@@ -283,12 +275,12 @@ struct Engine::Impl {
     variable_list inputs = InputBuffer::variables(std::move(input_buffer));
     if (!task->exec_info.empty()) {
       auto it = task->exec_info.find(fn.get());
-      if (it != task->exec_info.end()) {
+      if (it != task->exec_info.end() && !it->second.captures.empty()) {
+        // Captured gradients pass the Node's tensor hooks first (once).
+        variable_list hooked = inputs;
+        for (auto& hook : fn->tensor_pre_hooks()) hooked = (*hook)(hooked);
+        std::lock_guard<std::mutex> lock(task->mutex);
         for (const auto& c : it->second.captures) {
-          // The captured gradient passes the Node's tensor hooks first.
-          variable_list hooked = inputs;
-          for (auto& hook : fn->tensor_pre_hooks()) hooked = (*hook)(hooked);
-          std::lock_guard<std::mutex> lock(task->mutex);
           task->captured[c.output_idx] = hooked[c.input_nr];
         }
       }

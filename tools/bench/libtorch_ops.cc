@@ -180,3 +180,26 @@ void BM_LibtorchAutogradLeavesBackwardPerLeaf(benchmark::State& state) {
 BENCHMARK(BM_LibtorchAutogradLeavesBackwardPerLeaf);
 
 }  // namespace
+
+// ---- train_step_bench's workloads (the same source) ----------------------------
+#include "train_step_workloads.h"  // found next to this file
+
+namespace {
+
+void BM_LibtorchMlpTrainStep(benchmark::State& state) {
+  train_step::Mlp mlp;
+  double loss = 0;
+  for (auto _ : state) loss = mlp.step();
+  state.counters["last_loss"] = loss;
+}
+BENCHMARK(BM_LibtorchMlpTrainStep)->Unit(benchmark::kMillisecond);
+
+void BM_LibtorchCnnTrainStep(benchmark::State& state) {
+  train_step::Cnn cnn;
+  double loss = 0;
+  for (auto _ : state) loss = cnn.step();
+  state.counters["last_loss"] = loss;
+}
+BENCHMARK(BM_LibtorchCnnTrainStep)->Unit(benchmark::kMillisecond);
+
+}  // namespace

@@ -15,13 +15,21 @@ if ! dpkg-query -W -f='${db:Status-Abbrev}' libtorch-dev 2>/dev/null | grep -q '
   echo "  sudo apt-get install -y libtorch-dev" >&2
   exit 1
 fi
+# Debian's libtorch calls whatever libblas.so.3 the alternatives system picks;
+# the reference BLAS makes its matmuls 5-10x slower than the OpenBLAS that
+# DESIGN.md's anchors were measured with.
+if ! readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3 | grep -q openblas; then
+  echo "libtorch_side_by_side: libtorch would run on the reference BLAS; install OpenBLAS:" >&2
+  echo "  sudo apt-get install -y libopenblas0-pthread" >&2
+  exit 1
+fi
 out=$(mktemp -d)
 g++ -std=c++17 -O3 -march=native tools/bench/libtorch_ops.cc \
   -I/usr/include/torch/csrc/api/include \
   -ltorch -ltorch_cpu -lc10 -lbenchmark_main -lbenchmark -pthread \
   -o "$out/libtorch_ops"
-benches=(aten_bench mm_bench nn_bench autograd_bench)
-./bazelw build --config=opt //tools/bench:aten_bench //tools/bench:mm_bench //tools/bench:nn_bench //tools/bench:autograd_bench
+benches=(aten_bench mm_bench nn_bench autograd_bench train_step_bench)
+./bazelw build --config=opt //tools/bench:aten_bench //tools/bench:mm_bench //tools/bench:nn_bench //tools/bench:autograd_bench //tools/bench:train_step_bench
 args=(--benchmark_repetitions=3 --benchmark_report_aggregates_only=true)
 for threads in "${thread_counts[@]}"; do
   export OMP_NUM_THREADS=$threads OPENBLAS_NUM_THREADS=$threads MKL_NUM_THREADS=$threads

@@ -1,0 +1,426 @@
+// tools/train/trainer.cc — see trainer.h.
+#include "tools/train/trainer.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <memory>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "tools/train/plot.h"
+#include "tools/train/progress.h"
+
+namespace tools {
+namespace train {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+namespace F = torch::nn::functional;
+
+bool file_exists(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  return f.good();
+}
+
+// ---- data ---------------------------------------------------------------
+
+// One split of a data set, decoded: images float32 [N, C, H, W], normalised
+// with the training split's mean and standard deviation, and int64 labels.
+struct Split {
+  at::Tensor images;
+  at::Tensor targets;
+};
+
+// The whole split lives in memory, so a batch is one index_select per
+// tensor, not a gather of `batch_size` single examples and a stack: the
+// loader's worker thread prepares it while the model trains on the last one.
+class SplitDataset
+    : public torch::data::datasets::BatchDataset<SplitDataset, torch::data::Example<>> {
+ public:
+  explicit SplitDataset(Split split) : split_(std::move(split)) {}
+  torch::data::Example<> get_batch(c10::ArrayRef<size_t> indices) override {
+    at::Tensor index = at::empty({static_cast<int64_t>(indices.size())}, at::kLong);
+    int64_t* p = index.data_ptr<int64_t>();
+    for (size_t i = 0; i < indices.size(); ++i) p[i] = static_cast<int64_t>(indices[i]);
+    return {split_.images.index_select(0, index), split_.targets.index_select(0, index)};
+  }
+  std::optional<size_t> size() const override {
+    return static_cast<size_t>(split_.images.size(0));
+  }
+
+ private:
+  Split split_;
+};
+
+enum class DataKind { kMnist, kCifar10 };
+
+DataKind detect_data(const std::string& dir) {
+  if (file_exists(dir + "/data_batch_1.bin") || file_exists(dir + "/test_batch.bin")) {
+    return DataKind::kCifar10;
+  }
+  return DataKind::kMnist;
+}
+
+Split read_split(DataKind kind, const std::string& dir, bool train) {
+  if (kind == DataKind::kCifar10) {
+    torch::data::datasets::CIFAR10 d(dir, train ? torch::data::datasets::CIFAR10::Mode::kTrain
+                                                : torch::data::datasets::CIFAR10::Mode::kTest);
+    return {d.images(), d.targets()};
+  }
+  torch::data::datasets::MNIST d(dir, train ? torch::data::datasets::MNIST::Mode::kTrain
+                                            : torch::data::datasets::MNIST::Mode::kTest);
+  return {d.images(), d.targets()};
+}
+
+Split first(Split s, int64_t n) {
+  if (n > 0 && n < s.images.size(0)) {
+    // Copies, so that the rest of the decoded split is freed.
+    s.images = s.images.narrow(0, 0, n).clone();
+    s.targets = s.targets.narrow(0, 0, n).clone();
+  }
+  return s;
+}
+
+// ---- models ---------------------------------------------------------------
+
+torch::nn::Sequential make_model(const std::string& kind, const at::IntArrayRef image_shape) {
+  const int64_t c = image_shape[0], h = image_shape[1], w = image_shape[2];
+  if (kind == "mlp") {
+    return torch::nn::Sequential(torch::nn::Flatten(), torch::nn::Linear(c * h * w, 512),
+                                 torch::nn::ReLU(), torch::nn::Linear(512, 256),
+                                 torch::nn::ReLU(), torch::nn::Linear(256, 10));
+  }
+  return torch::nn::Sequential(
+      torch::nn::Conv2d(torch::nn::Conv2dOptions(c, 32, 3).padding(1)), torch::nn::ReLU(),
+      torch::nn::MaxPool2d(2),
+      torch::nn::Conv2d(torch::nn::Conv2dOptions(32, 64, 3).padding(1)), torch::nn::ReLU(),
+      torch::nn::MaxPool2d(2), torch::nn::Flatten(),
+      torch::nn::Linear(64 * (h / 4) * (w / 4), 10));
+}
+
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(const Config& config,
+                                                        std::vector<at::Tensor> params) {
+  if (config.optimizer == "adam") {
+    return std::make_unique<torch::optim::Adam>(std::move(params),
+                                                torch::optim::AdamOptions(config.lr));
+  }
+  return std::make_unique<torch::optim::SGD>(
+      std::move(params), torch::optim::SGDOptions(config.lr).momentum(0.9));
+}
+
+// ---- checkpoints ------------------------------------------------------------
+//
+// One safetensors file: the model's parameters and buffers as "model.<name>",
+// the optimizer's state as "optimizer.<name>", the default generator's state
+// as "rng", and in the metadata the settings that must match on resume and the
+// figures of the epochs done (so that --metrics and --plot cover them all).
+
+constexpr const char* kFormat = "ember-train-1";
+
+std::string history_to_string(const std::vector<EpochStats>& epochs) {
+  std::ostringstream s;
+  s << std::setprecision(17);
+  for (const EpochStats& e : epochs) {
+    s << e.epoch << ',' << e.train_loss << ',' << e.test_accuracy << ',' << e.seconds << ','
+      << e.samples_per_second << ';';
+  }
+  return s.str();
+}
+
+std::vector<EpochStats> history_from_string(const std::string& path, const std::string& text) {
+  std::vector<EpochStats> epochs;
+  std::istringstream s(text);
+  std::string row;
+  while (std::getline(s, row, ';')) {
+    if (row.empty()) continue;
+    EpochStats e;
+    char c1, c2, c3, c4;
+    std::istringstream r(row);
+    r >> e.epoch >> c1 >> e.train_loss >> c2 >> e.test_accuracy >> c3 >> e.seconds >> c4 >>
+        e.samples_per_second;
+    TORCH_CHECK(!r.fail() && c1 == ',' && c2 == ',' && c3 == ',' && c4 == ',',
+                "train: checkpoint '", path, "' has a malformed 'history' entry '", row,
+                "'; the file is damaged or was not written by //tools:train");
+    epochs.push_back(e);
+  }
+  return epochs;
+}
+
+std::map<std::string, std::string> settings(const Config& config, DataKind kind) {
+  return {{"format", kFormat},
+          {"model", config.model},
+          {"optimizer", config.optimizer},
+          {"data", kind == DataKind::kCifar10 ? "cifar10" : "mnist"}};
+}
+
+void save_checkpoint(const std::string& path, const Config& config, DataKind kind,
+                     torch::nn::Sequential& model, torch::optim::Optimizer& optimizer,
+                     const std::vector<EpochStats>& history) {
+  std::vector<std::pair<std::string, at::Tensor>> tensors;
+  for (const auto& item : model->named_parameters()) {
+    tensors.emplace_back("model." + item.key(), item.value());
+  }
+  for (const auto& item : model->named_buffers()) {
+    tensors.emplace_back("model." + item.key(), item.value());
+  }
+  for (auto& [name, t] : optimizer.named_state()) tensors.emplace_back("optimizer." + name, t);
+  {
+    const at::Generator& gen = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    tensors.emplace_back("rng", gen.get_state());
+  }
+  std::map<std::string, std::string> metadata = settings(config, kind);
+  metadata["epochs_done"] = std::to_string(history.size());
+  metadata["history"] = history_to_string(history);
+  torch::safetensors::save(path, tensors, metadata);
+}
+
+// Loads `path` into the model, optimizer and generator; returns the history.
+std::vector<EpochStats> load_checkpoint(const std::string& path, const Config& config,
+                                        DataKind kind, torch::nn::Sequential& model,
+                                        torch::optim::Optimizer& optimizer) {
+  torch::safetensors::File file = torch::safetensors::load(path);
+  auto meta = [&](const std::string& key) -> std::string {
+    auto it = file.metadata.find(key);
+    TORCH_CHECK(it != file.metadata.end(), "train: checkpoint '", path,
+                "' has no metadata entry '", key,
+                "'; it was not written by //tools:train --save");
+    return it->second;
+  };
+  TORCH_CHECK(meta("format") == kFormat, "train: checkpoint '", path, "' has format '",
+              meta("format"), "', expected '", kFormat, "'");
+  for (const auto& [key, value] : settings(config, kind)) {
+    TORCH_CHECK(meta(key) == value, "train: checkpoint '", path, "' was written with --",
+                key == "data" ? "data (kind)" : key, "=", meta(key), ", but this run uses ",
+                value, "; resume with the same setting");
+  }
+  std::map<std::string, at::Tensor> by_name;
+  std::vector<std::pair<std::string, at::Tensor>> optimizer_state;
+  at::Tensor rng;
+  for (auto& [name, t] : file.tensors) {
+    if (name.rfind("model.", 0) == 0) {
+      by_name[name.substr(6)] = t;
+    } else if (name.rfind("optimizer.", 0) == 0) {
+      optimizer_state.emplace_back(name.substr(10), t);
+    } else if (name == "rng") {
+      rng = t;
+    } else {
+      TORCH_CHECK(false, "train: checkpoint '", path, "' holds an unexpected tensor '", name,
+                  "'");
+    }
+  }
+  at::NoGradGuard no_grad;
+  auto restore = [&](const std::string& name, at::Tensor& target) {
+    auto it = by_name.find(name);
+    TORCH_CHECK(it != by_name.end(), "train: checkpoint '", path, "' has no tensor 'model.",
+                name, "' that the ", config.model, " model needs");
+    TORCH_CHECK(it->second.sizes() == target.sizes(), "train: checkpoint '", path,
+                "': tensor 'model.", name, "' has shape ", it->second.sizes(),
+                " but the model expects ", target.sizes(),
+                "; the checkpoint was written for a different model or data set");
+    TORCH_CHECK(it->second.scalar_type() == target.scalar_type(), "train: checkpoint '", path,
+                "': tensor 'model.", name, "' has dtype ", it->second.scalar_type(),
+                " but the model expects ", target.scalar_type());
+    target.copy_(it->second);
+    by_name.erase(it);
+  };
+  for (auto& item : model->named_parameters()) restore(item.key(), item.value());
+  for (auto& item : model->named_buffers()) restore(item.key(), item.value());
+  TORCH_CHECK(by_name.empty(), "train: checkpoint '", path, "' holds 'model.",
+              by_name.empty() ? std::string() : by_name.begin()->first,
+              "', which the ", config.model, " model does not have");
+  optimizer.load_named_state(optimizer_state);
+  TORCH_CHECK(rng.defined(), "train: checkpoint '", path, "' has no 'rng' tensor");
+  {
+    const at::Generator& gen = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_state(rng);
+  }
+  std::vector<EpochStats> history = history_from_string(path, meta("history"));
+  TORCH_CHECK(std::to_string(history.size()) == meta("epochs_done"), "train: checkpoint '",
+              path, "' is inconsistent: epochs_done=", meta("epochs_done"), " but ",
+              history.size(), " epochs of history");
+  return history;
+}
+
+// ---- the loop ---------------------------------------------------------------
+
+double evaluate(torch::nn::Sequential& model, const Split& test, int64_t batch_size) {
+  at::NoGradGuard no_grad;
+  model->eval();
+  const int64_t n = test.images.size(0);
+  int64_t correct = 0;
+  for (int64_t start = 0; start < n; start += batch_size) {
+    const int64_t len = std::min(batch_size, n - start);
+    at::Tensor logits = model->forward(test.images.narrow(0, start, len));
+    correct += logits.argmax(1).eq(test.targets.narrow(0, start, len)).sum().item<int64_t>();
+  }
+  model->train();
+  return n == 0 ? 0.0 : static_cast<double>(correct) / static_cast<double>(n);
+}
+
+int64_t peak_rss_bytes() {
+  struct rusage usage;
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
+}
+
+void write_metrics(const std::string& path, const std::vector<EpochStats>& epochs) {
+  std::ofstream f(path);
+  TORCH_CHECK(f.good(), "train: cannot write --metrics file '", path,
+              "'; check that its folder exists and is writable");
+  f << "epoch,train_loss,test_accuracy,epoch_seconds,samples_per_second\n";
+  f << std::setprecision(6);
+  for (const EpochStats& e : epochs) {
+    f << e.epoch << ',' << e.train_loss << ',' << e.test_accuracy << ',' << e.seconds << ','
+      << e.samples_per_second << '\n';
+  }
+  TORCH_CHECK(f.good(), "train: writing --metrics file '", path, "' failed");
+}
+
+}  // namespace
+
+void validate(const Config& c) {
+  TORCH_CHECK(c.model == "mlp" || c.model == "cnn", "train: --model must be mlp or cnn, got '",
+              c.model, "'");
+  TORCH_CHECK(c.optimizer == "sgd" || c.optimizer == "adam",
+              "train: --optimizer must be sgd or adam, got '", c.optimizer, "'");
+  TORCH_CHECK(c.epochs >= 1, "train: --epochs must be at least 1, got ", c.epochs);
+  TORCH_CHECK(c.batch_size >= 1, "train: --batch_size must be at least 1, got ", c.batch_size);
+  TORCH_CHECK(std::isfinite(c.lr) && c.lr > 0, "train: --lr must be a positive number, got ",
+              c.lr);
+  TORCH_CHECK(c.threads >= 0, "train: --threads must be at least 1 (or 0 for every core), got ",
+              c.threads);
+  TORCH_CHECK(c.device == "cpu" || c.device == "cuda",
+              "train: --device must be cpu or cuda, got '", c.device, "'");
+  TORCH_CHECK(c.train_samples >= 0 && c.test_samples >= 0,
+              "train: --train_samples and --test_samples must be >= 0 (0 means all)");
+}
+
+Result train(const Config& config, std::ostream& out) {
+  validate(config);
+  TORCH_CHECK(config.device == "cpu",
+              "train: --device=cuda: no CUDA backend is available in this build (Ember's CUDA "
+              "plugin is not built on this machine); use --device=cpu");
+  const int64_t threads =
+      config.threads > 0 ? config.threads
+                         : std::max<int64_t>(1, std::thread::hardware_concurrency());
+  at::set_num_threads(static_cast<int>(threads));
+  torch::manual_seed(config.seed);
+
+  // Data, decoded once and normalised in place with the training set's
+  // statistics.
+  const DataKind kind = detect_data(config.data);
+  Split train_split = first(read_split(kind, config.data, /*train=*/true), config.train_samples);
+  Split test_split = first(read_split(kind, config.data, /*train=*/false), config.test_samples);
+  TORCH_CHECK(train_split.images.size(0) > 0, "train: the training set in '", config.data,
+              "' is empty");
+  {
+    at::NoGradGuard no_grad;
+    const double mean = train_split.images.mean().item<double>();
+    const double std = train_split.images.std().item<double>();
+    TORCH_CHECK(std > 0, "train: the training images in '", config.data,
+                "' are all the same value; nothing to learn");
+    train_split.images.sub_(mean).div_(std);
+    test_split.images.sub_(mean).div_(std);
+  }
+  const std::vector<int64_t> image_shape(train_split.images.sizes().begin() + 1,
+                                         train_split.images.sizes().end());
+
+  Result result;
+  result.dataset_bytes =
+      train_split.images.nbytes() + train_split.targets.nbytes() + test_split.images.nbytes() +
+      test_split.targets.nbytes();
+
+  torch::nn::Sequential model = make_model(config.model, image_shape);
+  for (const at::Tensor& p : model->parameters()) {
+    result.parameters += p.numel();
+    result.model_bytes += p.nbytes();
+  }
+  for (const at::Tensor& b : model->buffers()) result.model_bytes += b.nbytes();
+  std::unique_ptr<torch::optim::Optimizer> optimizer =
+      make_optimizer(config, model->parameters());
+
+  if (!config.resume.empty()) {
+    result.epochs = load_checkpoint(config.resume, config, kind, model, *optimizer);
+    out << "resumed from " << config.resume << " after epoch " << result.epochs.size() << "\n";
+  }
+
+  const int64_t train_n = train_split.images.size(0);
+  const int64_t batches = (train_n + config.batch_size - 1) / config.batch_size;
+  auto loader = torch::data::make_data_loader(
+      SplitDataset(std::move(train_split)),
+      torch::data::DataLoaderOptions().batch_size(config.batch_size).workers(1));
+
+  out << "training " << config.model << " (" << result.parameters << " parameters) on "
+      << train_n << " images " << image_shape << " from " << config.data << ": "
+      << config.optimizer << " lr " << config.lr << ", batch " << config.batch_size << ", "
+      << threads << " thread" << (threads == 1 ? "" : "s") << "\n";
+
+  const bool on_terminal = config.progress == Config::Progress::kBar ||
+                           (config.progress == Config::Progress::kAuto && isatty(STDOUT_FILENO) &&
+                            &out == &std::cout);
+  for (int64_t epoch = static_cast<int64_t>(result.epochs.size()) + 1; epoch <= config.epochs;
+       ++epoch) {
+    ProgressBar bar(out, epoch, config.epochs, batches,
+                    on_terminal && config.progress != Config::Progress::kQuiet);
+    model->train();
+    double loss_sum = 0;
+    int64_t seen = 0, done = 0;
+    const Clock::time_point start = Clock::now();
+    for (torch::data::Example<>& batch : *loader) {
+      optimizer->zero_grad();
+      at::Tensor loss = F::cross_entropy(model->forward(batch.data), batch.target);
+      loss.backward();
+      optimizer->step();
+      const double l = loss.item<double>();
+      TORCH_CHECK(std::isfinite(l), "train: the loss became ", l, " at epoch ", epoch,
+                  ", batch ", done + 1, "; lower --lr (now ", config.lr, ")");
+      const int64_t b = batch.data.size(0);
+      loss_sum += l * static_cast<double>(b);
+      seen += b;
+      ++done;
+      bar.update(done, seen, loss_sum / static_cast<double>(seen));
+    }
+    EpochStats e;
+    e.epoch = epoch;
+    e.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    e.train_loss = loss_sum / static_cast<double>(std::max<int64_t>(seen, 1));
+    e.samples_per_second = static_cast<double>(seen) / e.seconds;
+    e.test_accuracy = evaluate(model, test_split, 1000);
+    bar.finish();
+    char line[256];
+    std::snprintf(line, sizeof(line),
+                  "epoch %lld/%lld: train loss %.4f, test accuracy %.2f%%, %.2f s "
+                  "(%.0f samples/s)\n",
+                  static_cast<long long>(epoch), static_cast<long long>(config.epochs),
+                  e.train_loss, 100 * e.test_accuracy, e.seconds, e.samples_per_second);
+    out << line << std::flush;
+    result.epochs.push_back(e);
+    if (!config.save.empty()) {
+      save_checkpoint(config.save, config, kind, model, *optimizer, result.epochs);
+    }
+  }
+  if (!config.metrics.empty()) write_metrics(config.metrics, result.epochs);
+  if (!config.plot.empty()) plot_png(config.plot, result.epochs);
+  result.peak_rss_bytes = peak_rss_bytes();
+  return result;
+}
+
+}  // namespace train
+}  // namespace tools

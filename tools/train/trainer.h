@@ -1,0 +1,67 @@
+// tools/train/trainer.h — the training job behind `./bazelw run //tools:train`.
+//
+// The flags of tools/train/main.cc fill a Config; train() runs it:
+//
+//   tools::train::Config config;          // MLP, Fashion-MNIST, SGD 0.1 m0.9
+//   config.epochs = 1;
+//   tools::train::Result r = tools::train::train(config, std::cout);
+//   // r.epochs.back().test_accuracy
+//
+// Everything a user can get wrong (paths, flag values, data files, a
+// checkpoint that does not fit the model) throws c10::Error with a message
+// that says what and how to fix it; main() prints it and exits with 1.
+#pragma once
+
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace tools {
+namespace train {
+
+struct Config {
+  std::string model = "mlp";        // mlp | cnn
+  int64_t epochs = 3;
+  int64_t batch_size = 128;
+  double lr = 0.1;
+  std::string optimizer = "sgd";    // sgd (momentum 0.9) | adam
+  int64_t threads = 0;              // 0: every core of the machine
+  std::string device = "cpu";       // cpu | cuda
+  uint64_t seed = 1;
+  std::string data = "/usr/share/datasets/fashion-mnist";
+  std::string save;                 // checkpoint written after every epoch
+  std::string resume;               // checkpoint to continue from
+  std::string metrics;              // CSV of the per-epoch figures
+  std::string plot;                 // PNG drawn with gnuplot
+  int64_t train_samples = 0;        // 0: all; else the first N (quick runs)
+  int64_t test_samples = 0;         // 0: all
+  // Progress: a bar redrawn in place (a terminal) or one line per epoch.
+  enum class Progress { kAuto, kBar, kLines, kQuiet };
+  Progress progress = Progress::kAuto;
+};
+
+struct EpochStats {
+  int64_t epoch = 0;                // 1-based
+  double train_loss = 0;            // mean over the epoch's samples
+  double test_accuracy = 0;         // in [0, 1]
+  double seconds = 0;               // training time of the epoch
+  double samples_per_second = 0;
+};
+
+struct Result {
+  std::vector<EpochStats> epochs;   // every epoch, including resumed ones
+  int64_t parameters = 0;           // number of trainable values
+  int64_t dataset_bytes = 0;        // decoded train + test images and labels
+  int64_t model_bytes = 0;          // parameters and buffers
+  int64_t peak_rss_bytes = 0;       // of the process, at the end
+};
+
+// Checks the flag values (throws c10::Error naming the bad one).
+void validate(const Config& config);
+
+// Runs the whole job, reporting progress to `out`.
+Result train(const Config& config, std::ostream& out);
+
+}  // namespace train
+}  // namespace tools

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <memory>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,9 @@ struct SgdConfig {
   double lr, momentum, dampening, weight_decay;
   bool nesterov;
 };
+
+// gtest prints a failing case by its name.
+void PrintTo(const SgdConfig& c, std::ostream* os) { *os << c.name; }
 
 // PyTorch's SGD, one step at a time; `buf` is empty before the first step.
 void sgd_reference_step(std::vector<double>& p, std::vector<double>& buf,

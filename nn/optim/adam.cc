@@ -40,8 +40,8 @@ at::Tensor Adam::step(LossClosure closure) {
     AutoGradMode enable_grad(true);
     loss = closure();
   }
-  adam_detail::step_all<AdamOptions, AdamParamState, /*kDecoupled=*/false>(param_groups_, state_,
-                                                                         "Adam");
+  adam_detail::step_all<AdamOptions, AdamParamState, /*kDecoupled=*/false>(param_groups_, state_, "Adam",
+                                                         &Optimizer::check_grad);
   return loss;
 }
 

@@ -83,18 +83,22 @@ std::vector<std::pair<std::string, at::Tensor>> named_tensors(const State& s) {
 // m = beta1*m + (1-beta1)*g). Equal to PyTorch's update up to rounding.
 
 // One Adam (kDecoupled = false) or AdamW step over every group.
-template <class Options, class State, bool kDecoupled>
+// `check_grad` is Optimizer::check_grad (protected, so passed in).
+template <class Options, class State, bool kDecoupled, class CheckGrad>
 void step_all(std::vector<OptimizerParamGroup>& groups, Optimizer::StateMap& states,
-              const char* name) {
-  for (auto& group : groups) {
+              const char* name, CheckGrad check_grad) {
+  for (size_t gi = 0; gi < groups.size(); ++gi) {
+    OptimizerParamGroup& group = groups[gi];
     const Options& o = options_of<Options>(group.options(), name, ".step");
     const double lr = o.lr();
     const double beta1 = std::get<0>(o.betas());
     const double beta2 = std::get<1>(o.betas());
     const double weight_decay = o.weight_decay();
-    for (auto& p : group.params()) {
+    for (size_t i = 0; i < group.params().size(); ++i) {
+      const at::Tensor& p = group.params()[i];
       at::Tensor grad = p.grad();
       if (!grad.defined()) continue;
+      check_grad(p, grad, name, gi, i);
       auto it = states.find(p.unsafeGetTensorImpl());
       if (it == states.end()) {
         auto fresh = std::make_unique<State>();

@@ -40,8 +40,8 @@ at::Tensor AdamW::step(LossClosure closure) {
     AutoGradMode enable_grad(true);
     loss = closure();
   }
-  adam_detail::step_all<AdamWOptions, AdamWParamState, /*kDecoupled=*/true>(param_groups_, state_,
-                                                                         "AdamW");
+  adam_detail::step_all<AdamWOptions, AdamWParamState, /*kDecoupled=*/true>(param_groups_, state_, "AdamW",
+                                                         &Optimizer::check_grad);
   return loss;
 }
 

@@ -267,6 +267,17 @@ int64_t Optimizer::take_int_field(std::map<std::string, at::Tensor>& fields,
   return value;
 }
 
+void Optimizer::check_grad(const at::Tensor& param, const at::Tensor& grad,
+                           const char* optimizer, size_t group, size_t index) {
+  TORCH_CHECK(grad.sizes() == param.sizes() && grad.scalar_type() == param.scalar_type() &&
+                  grad.device() == param.device(),
+              optimizer, ".step: the gradient of parameter ", index, " of param group ", group,
+              " has shape ", grad.sizes(), ", dtype ", grad.scalar_type(), " and device ",
+              grad.device(), ", but the parameter has shape ", param.sizes(), ", dtype ",
+              param.scalar_type(), " and device ", param.device(),
+              "; a gradient set through mutable_grad() must match its parameter.");
+}
+
 void Optimizer::check_no_fields_left(const std::map<std::string, at::Tensor>& fields,
                                      const std::string& where, const char* known) {
   TORCH_CHECK(fields.empty(), "load_named_state: unknown state field '",

@@ -200,6 +200,11 @@ class Optimizer {
   // Removes `field` (a 0-dim int64 tensor >= 0) and returns its value.
   static int64_t take_int_field(std::map<std::string, at::Tensor>& fields,
                                 const std::string& field, const std::string& where);
+  // For step(): throws unless `grad` has the shape, dtype and device of
+  // `param` (parameter `index` of param group `group`). A gradient set by
+  // hand through mutable_grad() is not checked anywhere else.
+  static void check_grad(const at::Tensor& param, const at::Tensor& grad, const char* optimizer,
+                         size_t group, size_t index);
   // Throws if `fields` is not empty (names the first unknown field).
   static void check_no_fields_left(const std::map<std::string, at::Tensor>& fields,
                                    const std::string& where, const char* known);

@@ -35,8 +35,8 @@ const SGDOptions& sgd_options_of(const OptimizerOptions& options, const char* wh
 }
 
 // The state of a parameter, checked: state() is public and may be edited.
-const SGDParamState& sgd_state_of(const std::unique_ptr<OptimizerParamState>& state) {
-  const auto* sgd = dynamic_cast<const SGDParamState*>(state.get());
+SGDParamState& sgd_state_of(const std::unique_ptr<OptimizerParamState>& state) {
+  auto* sgd = dynamic_cast<SGDParamState*>(state.get());
   TORCH_CHECK(sgd != nullptr && sgd->momentum_buffer().defined(),
               "SGD.step: the state of a parameter is not an SGDParamState with a momentum "
               "buffer; it was replaced through state(). Erase that entry or store an "
@@ -86,7 +86,8 @@ at::Tensor SGD::step(LossClosure closure) {
     AutoGradMode enable_grad(true);
     loss = closure();
   }
-  for (auto& group : param_groups_) {
+  for (size_t g = 0; g < param_groups_.size(); ++g) {
+    OptimizerParamGroup& group = param_groups_[g];
     const SGDOptions& o = sgd_options_of(group.options(), ".step");
     const double lr = o.lr();
     const double momentum = o.momentum();
@@ -97,9 +98,11 @@ at::Tensor SGD::step(LossClosure closure) {
     // p -= lr*(d + m*b) (Nesterov) or p -= lr*b. The same update without a
     // temporary: b = m*b + (1-dampening)*g + (1-dampening)*wd*p, and
     // p = p*(1 - lr*wd) - lr*g [- lr*m*b]. Equal up to rounding.
-    for (auto& p : group.params()) {
+    for (size_t i = 0; i < group.params().size(); ++i) {
+      const at::Tensor& p = group.params()[i];
       const at::Tensor& grad = p.grad();
       if (!grad.defined()) continue;
+      check_grad(p, grad, "SGD", g, i);
       if (momentum == 0) {
         if (weight_decay != 0) p.mul_(1 - lr * weight_decay);
         p.add_(grad, -lr);
@@ -114,9 +117,13 @@ at::Tensor SGD::step(LossClosure closure) {
         fresh->momentum_buffer(std::move(buf));
         it = state_.emplace(p.unsafeGetTensorImpl(), std::move(fresh)).first;
       } else {
-        const at::Tensor& buf = sgd_state_of(it->second).momentum_buffer();
+        at::Tensor& buf = sgd_state_of(it->second).momentum_buffer();
         const double scale = 1 - o.dampening();
-        buf.mul_(momentum).add_(grad, scale);
+        if (scale == 1) {
+          at::add_out(buf, grad, buf, momentum);  // g + m*b, one pass
+        } else {
+          buf.mul_(momentum).add_(grad, scale);
+        }
         if (weight_decay != 0) buf.add_(p, weight_decay * scale);
       }
       const at::Tensor& buf = sgd_state_of(it->second).momentum_buffer();

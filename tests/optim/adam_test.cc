@@ -298,4 +298,14 @@ TEST(Adam, AStateReplacedThroughStateIsRefusedAtStep) {
               HasSubstr("the state of a parameter is not a complete AdamParamState"));
 }
 
+TEST(Adam, AGradientSetByHandMustMatchItsParameter) {
+  at::Tensor a = param_of({1.0, 2.0}, {2});
+  AdamW opt({a});
+  a.mutable_grad() = optim_test::tensor_of({1.0, 2.0}, {2, 1});
+  EXPECT_THAT(errorOf([&] { opt.step(); }),
+              HasSubstr("AdamW.step: the gradient of parameter 0 of param group 0 has shape "
+                        "[2, 1]"));
+  EXPECT_TRUE(opt.state().empty());
+}
+
 }  // namespace

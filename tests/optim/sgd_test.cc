@@ -289,4 +289,18 @@ TEST(Sgd, AStateReplacedThroughStateIsRefusedAtStep) {
               HasSubstr("the state of a parameter is not an SGDParamState"));
 }
 
+TEST(Sgd, AGradientSetByHandMustMatchItsParameter) {
+  at::Tensor a = param_of({1.0}, {1}), b = param_of({1.0, 2.0, 3.0}, {3});
+  SGD opt({a, b}, SGDOptions(0.1));
+  set_grad(a, {1.0});
+  b.mutable_grad() = optim_test::tensor_of({1.0}, {1});  // would broadcast
+  EXPECT_THAT(errorOf([&] { opt.step(); }),
+              HasSubstr("SGD.step: the gradient of parameter 1 of param group 0 has shape [1], "
+                        "dtype Double and device cpu, but the parameter has shape [3]"));
+  b.mutable_grad() = optim_test::tensor_of({1.0, 1.0, 1.0}, {3}, at::kFloat);
+  EXPECT_THAT(errorOf([&] { opt.step(); }),
+              HasSubstr("has shape [3], dtype Float and device cpu, but the parameter has shape "
+                        "[3], dtype Double"));
+}
+
 }  // namespace

@@ -73,6 +73,9 @@ TEST(Optimizer, AnOptimizerWithoutGroupsSaysSoWhenAskedForParameters) {
   EXPECT_FALSE(opt.step().defined());
   EXPECT_THAT(errorOf([&] { opt.parameters(); }),
               HasSubstr("Optimizer::parameters: the optimizer has no param groups"));
+  const torch::optim::Optimizer& const_opt = opt;
+  EXPECT_THAT(errorOf([&] { const_opt.parameters(); }),
+              HasSubstr("Optimizer::parameters: the optimizer has no param groups"));
   at::Tensor a = param_of({1.0}, {1});
   opt.add_param_group({{a}});
   EXPECT_EQ(opt.parameters().size(), 1u);
@@ -344,6 +347,17 @@ class PlainDescent : public torch::optim::Optimizer {
     return {};
   }
 };
+
+class NullDefaults : public torch::optim::Optimizer {
+ public:
+  explicit NullDefaults(std::vector<at::Tensor> params) : Optimizer(std::move(params), nullptr) {}
+  at::Tensor step(LossClosure /*closure*/ = nullptr) override { return {}; }
+};
+
+TEST(Optimizer, RefusesNullDefaults) {
+  EXPECT_THAT(errorOf([&] { NullDefaults opt({param_of({1.0}, {1})}); }),
+              HasSubstr("Optimizer: the default options are null; pass options."));
+}
 
 TEST(NamedState, AUserOptimizerWithoutLoadSupportSaysSo) {
   at::Tensor a = param_of({1.0}, {1});

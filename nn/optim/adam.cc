@@ -40,17 +40,16 @@ at::Tensor Adam::step(LossClosure closure) {
     AutoGradMode enable_grad(true);
     loss = closure();
   }
-  adam_detail::step_all<AdamOptions, AdamParamState, /*kDecoupled=*/false>(param_groups_, state_, "Adam",
-                                                         &Optimizer::check_grad);
+  adam_detail::step_all<AdamOptions, AdamParamState, /*kDecoupled=*/false>(
+      param_groups_, state_, "Adam", &Optimizer::check_grad);
   return loss;
 }
 
 std::unique_ptr<OptimizerParamState> Adam::param_state_from_fields(
     const OptimizerParamGroup& group, const at::Tensor& param, const std::string& where,
     std::map<std::string, at::Tensor>& fields) const {
-  const bool amsgrad = adam_detail::options_of<AdamOptions>(group.options(), "Adam",
-                                                            ".load_named_state")
-                           .amsgrad();
+  const bool amsgrad =
+      adam_detail::options_of<AdamOptions>(group.options(), "Adam", ".load_named_state").amsgrad();
   auto state = std::make_unique<AdamParamState>();
   state->step(take_int_field(fields, "step", where));
   state->exp_avg(take_tensor_field(fields, "exp_avg", param, where, true));

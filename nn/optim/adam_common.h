@@ -26,24 +26,25 @@ template <class Options>
 void check_options(const Options& o, const char* name, const char* where) {
   const double beta1 = std::get<0>(o.betas());
   const double beta2 = std::get<1>(o.betas());
-  TORCH_CHECK(o.lr() >= 0, name, where, ": Invalid learning rate: ", o.lr(),
-              "; expected lr >= 0.");
+  TORCH_CHECK(o.lr() >= 0, name, where, ": Invalid learning rate: ", o.lr(), "; expected lr >= 0.");
   TORCH_CHECK(o.eps() >= 0, name, where, ": Invalid epsilon value: ", o.eps(),
               "; expected eps >= 0.");
-  TORCH_CHECK(beta1 >= 0 && beta1 < 1, name, where, ": Invalid beta parameter at index 0: ",
-              beta1, "; expected a value in [0, 1).");
-  TORCH_CHECK(beta2 >= 0 && beta2 < 1, name, where, ": Invalid beta parameter at index 1: ",
-              beta2, "; expected a value in [0, 1).");
-  TORCH_CHECK(o.weight_decay() >= 0, name, where, ": Invalid weight_decay value: ",
-              o.weight_decay(), "; expected weight_decay >= 0.");
+  TORCH_CHECK(beta1 >= 0 && beta1 < 1, name, where, ": Invalid beta parameter at index 0: ", beta1,
+              "; expected a value in [0, 1).");
+  TORCH_CHECK(beta2 >= 0 && beta2 < 1, name, where, ": Invalid beta parameter at index 1: ", beta2,
+              "; expected a value in [0, 1).");
+  TORCH_CHECK(o.weight_decay() >= 0, name, where,
+              ": Invalid weight_decay value: ", o.weight_decay(), "; expected weight_decay >= 0.");
 }
 
 // The options of a group as `Options`, checked.
 template <class Options>
 const Options& options_of(const OptimizerOptions& options, const char* name, const char* where) {
   const auto* typed = dynamic_cast<const Options*>(&options);
-  TORCH_CHECK(typed != nullptr, name, where, ": a param group has options of another optimizer; "
-              "give ", name, " groups ", name, "Options (or no options, to use the defaults).");
+  TORCH_CHECK(typed != nullptr, name, where,
+              ": a param group has options of another optimizer; "
+              "give ",
+              name, " groups ", name, "Options (or no options, to use the defaults).");
   check_options(*typed, name, where);
   return *typed;
 }
@@ -110,8 +111,8 @@ void step_all(std::vector<OptimizerParamGroup>& groups, Optimizer::StateMap& sta
       auto* s = dynamic_cast<State*>(it->second.get());
       TORCH_CHECK(s != nullptr && s->exp_avg().defined() && s->exp_avg_sq().defined(), name,
                   ".step: the state of a parameter is not a complete ", name,
-                  "ParamState; it was replaced through state(). Erase that entry or store a ",
-                  name, "ParamState with exp_avg and exp_avg_sq.");
+                  "ParamState; it was replaced through state(). Erase that entry or store a ", name,
+                  "ParamState with exp_avg and exp_avg_sq.");
       if (weight_decay != 0) {
         if (kDecoupled) {
           p.mul_(1 - lr * weight_decay);

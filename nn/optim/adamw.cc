@@ -40,17 +40,17 @@ at::Tensor AdamW::step(LossClosure closure) {
     AutoGradMode enable_grad(true);
     loss = closure();
   }
-  adam_detail::step_all<AdamWOptions, AdamWParamState, /*kDecoupled=*/true>(param_groups_, state_, "AdamW",
-                                                         &Optimizer::check_grad);
+  adam_detail::step_all<AdamWOptions, AdamWParamState, /*kDecoupled=*/true>(
+      param_groups_, state_, "AdamW", &Optimizer::check_grad);
   return loss;
 }
 
 std::unique_ptr<OptimizerParamState> AdamW::param_state_from_fields(
     const OptimizerParamGroup& group, const at::Tensor& param, const std::string& where,
     std::map<std::string, at::Tensor>& fields) const {
-  const bool amsgrad = adam_detail::options_of<AdamWOptions>(group.options(), "AdamW",
-                                                            ".load_named_state")
-                           .amsgrad();
+  const bool amsgrad =
+      adam_detail::options_of<AdamWOptions>(group.options(), "AdamW", ".load_named_state")
+          .amsgrad();
   auto state = std::make_unique<AdamWParamState>();
   state->step(take_int_field(fields, "step", where));
   state->exp_avg(take_tensor_field(fields, "exp_avg", param, where, true));

@@ -25,17 +25,17 @@ std::vector<double> LRScheduler::get_current_lrs() const {
 
 void LRScheduler::set_optimizer_lrs(const std::vector<double>& learning_rates) {
   auto& groups = optimizer_.param_groups();
-  TORCH_CHECK(learning_rates.size() == groups.size(),
-              "LRScheduler.step: the scheduler computed ", learning_rates.size(),
-              " learning rates but the optimizer has ", groups.size(),
+  TORCH_CHECK(learning_rates.size() == groups.size(), "LRScheduler.step: the scheduler computed ",
+              learning_rates.size(), " learning rates but the optimizer has ", groups.size(),
               " param groups; make the scheduler after the last add_param_group.");
   for (size_t g = 0; g < groups.size(); ++g) groups[g].options().set_lr(learning_rates[g]);
 }
 
 StepLR::StepLR(Optimizer& optimizer, const unsigned step_size, const double gamma)
     : LRScheduler(optimizer), step_size_(step_size), gamma_(gamma) {
-  TORCH_CHECK(step_size > 0, "StepLR: step_size must be > 0, got 0; pass the number of steps "
-                             "between two decays.");
+  TORCH_CHECK(step_size > 0,
+              "StepLR: step_size must be > 0, got 0; pass the number of steps "
+              "between two decays.");
 }
 
 std::vector<double> StepLR::get_lrs() {

@@ -102,8 +102,8 @@ void Optimizer::add_param_group(const OptimizerParamGroup& param_group) {
                 "(parameter ",
                 i, " of param group ", g, " is already optimized); pass each tensor once.");
   }
-  OptimizerParamGroup added(params, param_group.has_options() ? param_group.options().clone()
-                                                              : defaults_->clone());
+  OptimizerParamGroup added(
+      params, param_group.has_options() ? param_group.options().clone() : defaults_->clone());
   check_group_options(added.options());
   param_groups_.push_back(std::move(added));
 }
@@ -220,10 +220,10 @@ void Optimizer::load_named_state(const std::vector<std::pair<std::string, at::Te
 std::unique_ptr<OptimizerParamState> Optimizer::param_state_from_fields(
     const OptimizerParamGroup& /*group*/, const at::Tensor& /*param*/, const std::string& where,
     std::map<std::string, at::Tensor>& /*fields*/) const {
-  C10_THROW_ERROR(Error, "load_named_state: this optimizer does not say how to load the state of "
-                         "parameter " +
-                             where +
-                             "; override Optimizer::param_state_from_fields in your optimizer.");
+  C10_THROW_ERROR(Error,
+                  "load_named_state: this optimizer does not say how to load the state of "
+                  "parameter " +
+                      where + "; override Optimizer::param_state_from_fields in your optimizer.");
 }
 
 at::Tensor Optimizer::take_tensor_field(std::map<std::string, at::Tensor>& fields,
@@ -267,8 +267,8 @@ int64_t Optimizer::take_int_field(std::map<std::string, at::Tensor>& fields,
   return value;
 }
 
-void Optimizer::check_grad(const at::Tensor& param, const at::Tensor& grad,
-                           const char* optimizer, size_t group, size_t index) {
+void Optimizer::check_grad(const at::Tensor& param, const at::Tensor& grad, const char* optimizer,
+                           size_t group, size_t index) {
   TORCH_CHECK(grad.sizes() == param.sizes() && grad.scalar_type() == param.scalar_type() &&
                   grad.device() == param.device(),
               optimizer, ".step: the gradient of parameter ", index, " of param group ", group,

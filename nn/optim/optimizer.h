@@ -198,8 +198,8 @@ class Optimizer {
                                       const std::string& field, const at::Tensor& param,
                                       const std::string& where, bool required);
   // Removes `field` (a 0-dim int64 tensor >= 0) and returns its value.
-  static int64_t take_int_field(std::map<std::string, at::Tensor>& fields,
-                                const std::string& field, const std::string& where);
+  static int64_t take_int_field(std::map<std::string, at::Tensor>& fields, const std::string& field,
+                                const std::string& where);
   // For step(): throws unless `grad` has the shape, dtype and device of
   // `param` (parameter `index` of param group `group`). A gradient set by
   // hand through mutable_grad() is not checked anywhere else.

@@ -17,8 +17,8 @@ void check_sgd_options(const SGDOptions& o, const char* where) {
               "; expected momentum >= 0.");
   TORCH_CHECK(o.dampening() >= 0, "SGD", where, ": Invalid dampening value: ", o.dampening(),
               "; expected dampening >= 0.");
-  TORCH_CHECK(o.weight_decay() >= 0, "SGD", where, ": Invalid weight_decay value: ",
-              o.weight_decay(), "; expected weight_decay >= 0.");
+  TORCH_CHECK(o.weight_decay() >= 0, "SGD", where,
+              ": Invalid weight_decay value: ", o.weight_decay(), "; expected weight_decay >= 0.");
   TORCH_CHECK(!o.nesterov() || (o.momentum() > 0 && o.dampening() == 0), "SGD", where,
               ": Nesterov momentum requires a momentum and zero dampening (got momentum ",
               o.momentum(), ", dampening ", o.dampening(),

@@ -3,6 +3,7 @@
 // AMSGrad; defaults, state, skipped gradients, option errors, convergence.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <torch/torch.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,19 +12,17 @@
 #include <string>
 #include <vector>
 
-#include <torch/torch.h>
-
 #include "nn/optim/optim.h"
 #include "tests/optim/optim_test_util.h"
 #include "tests/support/error_of.h"
 
 namespace {
 
-using ::testing::HasSubstr;
 using ember_test::errorOf;
 using optim_test::grads_for;
 using optim_test::param_of;
 using optim_test::set_grad;
+using ::testing::HasSubstr;
 using torch::optim::Adam;
 using torch::optim::AdamOptions;
 using torch::optim::AdamW;
@@ -191,8 +190,8 @@ TEST(Adam, AmsgradSwitchedOnLaterStartsItsMaximumFromTheCurrentMoment) {
   static_cast<AdamOptions&>(opt.param_groups()[0].options()).amsgrad(true);
   set_grad(p, {0.1, 0.2});
   opt.step();
-  const auto& s = static_cast<const torch::optim::AdamParamState&>(
-      *opt.state().at(p.unsafeGetTensorImpl()));
+  const auto& s =
+      static_cast<const torch::optim::AdamParamState&>(*opt.state().at(p.unsafeGetTensorImpl()));
   ASSERT_TRUE(s.max_exp_avg_sq().defined());
   EXPECT_VALUES_NEAR(s.max_exp_avg_sq(), optim_test::values(s.exp_avg_sq()), 0);
 }
@@ -259,12 +258,12 @@ void expect_option_errors(const std::string& name) {
   EXPECT_EQ(errorOf(make(Options(0).betas({0.0, 0.0}).eps(0))), "<no error>");
 
   Opt opt({p}, Options());
-  EXPECT_THAT(errorOf([&] {
-                opt.add_param_group({{param_of({2.0}, {1})},
-                                     std::make_unique<torch::optim::SGDOptions>(0.1)});
-              }),
-              HasSubstr("has options of another optimizer; give " + name + " groups " + name +
-                        "Options"));
+  EXPECT_THAT(
+      errorOf([&] {
+        opt.add_param_group(
+            {{param_of({2.0}, {1})}, std::make_unique<torch::optim::SGDOptions>(0.1)});
+      }),
+      HasSubstr("has options of another optimizer; give " + name + " groups " + name + "Options"));
   EXPECT_THAT(errorOf([&] {
                 opt.add_param_group({{param_of({2.0}, {1})},
                                      std::make_unique<Options>(Options().betas({0.9, 1.5}))});

@@ -3,12 +3,11 @@
 // over several param groups, and their errors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <torch/torch.h>
 
 #include <cmath>
 #include <memory>
 #include <vector>
-
-#include <torch/torch.h>
 
 #include "nn/optim/optim.h"
 #include "tests/optim/optim_test_util.h"
@@ -16,9 +15,9 @@
 
 namespace {
 
-using ::testing::HasSubstr;
 using ember_test::errorOf;
 using optim_test::param_of;
+using ::testing::HasSubstr;
 using torch::optim::CosineAnnealingLR;
 using torch::optim::OptimizerParamGroup;
 using torch::optim::SGD;

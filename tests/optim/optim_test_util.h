@@ -3,11 +3,11 @@
 // update computed by hand with double loops.
 #pragma once
 
+#include <torch/torch.h>
+
 #include <cmath>
 #include <cstdint>
 #include <vector>
-
-#include <torch/torch.h>
 
 namespace optim_test {
 
@@ -50,13 +50,12 @@ inline void set_grad(const at::Tensor& p, const std::vector<double>& g) {
 }  // namespace optim_test
 
 // Element-wise closeness of a tensor to a reference vector.
-#define EXPECT_VALUES_NEAR(tensor, expected, tol)                             \
-  do {                                                                        \
-    const std::vector<double> got_ = optim_test::values(tensor);              \
-    const std::vector<double> want_ = (expected);                             \
-    ASSERT_EQ(got_.size(), want_.size());                                     \
-    for (size_t i_ = 0; i_ < got_.size(); ++i_) {                             \
-      EXPECT_NEAR(got_[i_], want_[i_], (tol) * (1 + std::fabs(want_[i_])))    \
-          << "element " << i_;                                                \
-    }                                                                         \
+#define EXPECT_VALUES_NEAR(tensor, expected, tol)                                               \
+  do {                                                                                          \
+    const std::vector<double> got_ = optim_test::values(tensor);                                \
+    const std::vector<double> want_ = (expected);                                               \
+    ASSERT_EQ(got_.size(), want_.size());                                                       \
+    for (size_t i_ = 0; i_ < got_.size(); ++i_) {                                               \
+      EXPECT_NEAR(got_[i_], want_[i_], (tol) * (1 + std::fabs(want_[i_]))) << "element " << i_; \
+    }                                                                                           \
   } while (0)

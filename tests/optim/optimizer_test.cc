@@ -3,13 +3,12 @@
 // state for checkpoints (round trip, and every error of load_named_state).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <torch/torch.h>
 
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <torch/torch.h>
 
 #include "nn/optim/optim.h"
 #include "tests/optim/optim_test_util.h"
@@ -17,12 +16,12 @@
 
 namespace {
 
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
 using ember_test::errorOf;
 using optim_test::grads_for;
 using optim_test::param_of;
 using optim_test::set_grad;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 using torch::optim::Adam;
 using torch::optim::AdamOptions;
 using torch::optim::OptimizerParamGroup;
@@ -46,20 +45,28 @@ NamedState copy_of(const NamedState& named) {
 TEST(Optimizer, AddParamGroupRefusesBadParameters) {
   at::Tensor a = param_of({1.0}, {1}), b = param_of({2.0}, {1});
   SGD opt({a}, SGDOptions(0.1));
-  EXPECT_THAT(errorOf([&] { opt.add_param_group({{b, a}}); }),
+  EXPECT_THAT(errorOf([&] {
+                opt.add_param_group({{b, a}});
+              }),
               HasSubstr("some parameters appear in more than one parameter group (parameter 1 of "
                         "param group 1 is already optimized)"));
-  EXPECT_THAT(errorOf([&] { opt.add_param_group({{b, b}}); }),
+  EXPECT_THAT(errorOf([&] {
+                opt.add_param_group({{b, b}});
+              }),
               HasSubstr("some parameters appear in more than one parameter group (parameter 1 of "
                         "param group 1"));
   EXPECT_THAT(errorOf([&] { opt.add_param_group({{b * 2}}); }),
               HasSubstr("can't optimize a non-leaf Tensor (parameter 0 of param group 1"));
   EXPECT_THAT(errorOf([&] { opt.add_param_group({{at::ones({2})}}); }),
               HasSubstr("parameter 0 of param group 1 does not require grad"));
-  EXPECT_THAT(errorOf([&] { opt.add_param_group({{b, at::Tensor()}}); }),
+  EXPECT_THAT(errorOf([&] {
+                opt.add_param_group({{b, at::Tensor()}});
+              }),
               HasSubstr("parameter 1 of param group 1 is an undefined tensor"));
   EXPECT_EQ(opt.param_groups().size(), 1u);  // nothing was added
-  EXPECT_THAT(errorOf([&] { SGD bad({a, a}, SGDOptions(0.1)); }),
+  EXPECT_THAT(errorOf([&] {
+                SGD bad({a, a}, SGDOptions(0.1));
+              }),
               HasSubstr("some parameters appear in more than one parameter group"));
   opt.add_param_group({{b}});
   EXPECT_EQ(opt.param_groups().size(), 2u);
@@ -143,8 +150,8 @@ template <class Opt>
 void run(Opt& opt, const std::vector<at::Tensor>& params, int first, int steps) {
   for (int k = first; k < first + steps; ++k) {
     for (size_t i = 0; i < params.size(); ++i) {
-      set_grad(params[i], grads_for(static_cast<size_t>(params[i].numel()), k,
-                                    static_cast<int>(i)));
+      set_grad(params[i],
+               grads_for(static_cast<size_t>(params[i].numel()), k, static_cast<int>(i)));
     }
     opt.step();
   }
@@ -276,8 +283,8 @@ TEST(NamedState, LoadRefusesMismatchesAndLeavesTheStateUntouched) {
   auto load = [&](const NamedState& n) { return errorOf([&] { opt.load_named_state(n); }); };
   const at::Tensor like0 = at::zeros({2, 3}, at::TensorOptions().dtype(at::kDouble));
 
-  for (const char* bad : {"momentum", "0.1", "0..step", ".0.step", "a.0.step", "0.-1.step",
-                          "00.0.step", "0.0."}) {
+  for (const char* bad :
+       {"momentum", "0.1", "0..step", ".0.step", "a.0.step", "0.-1.step", "00.0.step", "0.0."}) {
     EXPECT_THAT(load(with(bad, like0)),
                 HasSubstr("' is not a state name '<group>.<index>.<field>'"))
         << bad;
@@ -305,8 +312,7 @@ TEST(NamedState, LoadRefusesMismatchesAndLeavesTheStateUntouched) {
               HasSubstr("'0.0.step' must be a 0-dim int64 tensor, got shape [] and dtype Float"));
   EXPECT_THAT(load(with("0.0.step", at::zeros({1}, at::TensorOptions().dtype(at::kLong)))),
               HasSubstr("'0.0.step' must be a 0-dim int64 tensor, got shape [1]"));
-  EXPECT_THAT(load(with("0.0.step",
-                        at::scalar_tensor(-1, at::TensorOptions().dtype(at::kLong)))),
+  EXPECT_THAT(load(with("0.0.step", at::scalar_tensor(-1, at::TensorOptions().dtype(at::kLong)))),
               HasSubstr("'0.0.step' is -1, expected a count >= 0"));
   NamedState twice = good;
   twice.push_back(good[1]);
@@ -325,7 +331,9 @@ TEST(NamedState, SgdRefusesUnknownFields) {
   at::Tensor a = param_of({1.0, 2.0}, {2});
   SGD opt({a}, SGDOptions(0.1).momentum(0.9));
   const at::Tensor z = at::zeros({2}, at::TensorOptions().dtype(at::kDouble));
-  EXPECT_THAT(errorOf([&] { opt.load_named_state({{"0.0.exp_avg", z}}); }),
+  EXPECT_THAT(errorOf([&] {
+                opt.load_named_state({{"0.0.exp_avg", z}});
+              }),
               HasSubstr("'0.0.momentum_buffer' is missing"));
   EXPECT_THAT(errorOf([&] {
                 opt.load_named_state({{"0.0.momentum_buffer", z}, {"0.0.exp_avg", z}});
@@ -367,7 +375,9 @@ TEST(NamedState, AUserOptimizerWithoutLoadSupportSaysSo) {
   EXPECT_VALUES_NEAR(a, std::vector<double>{0.5}, 0);
   EXPECT_TRUE(opt.named_state().empty());
   EXPECT_EQ(errorOf([&] { opt.load_named_state({}); }), "<no error>");
-  EXPECT_THAT(errorOf([&] { opt.load_named_state({{"0.0.x", at::zeros({1})}}); }),
+  EXPECT_THAT(errorOf([&] {
+                opt.load_named_state({{"0.0.x", at::zeros({1})}});
+              }),
               HasSubstr("this optimizer does not say how to load the state of parameter 0.0"));
 }
 

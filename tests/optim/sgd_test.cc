@@ -4,6 +4,7 @@
 // least-squares fit.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <torch/torch.h>
 
 #include <cmath>
 #include <memory>
@@ -11,19 +12,17 @@
 #include <string>
 #include <vector>
 
-#include <torch/torch.h>
-
 #include "nn/optim/optim.h"
 #include "tests/optim/optim_test_util.h"
 #include "tests/support/error_of.h"
 
 namespace {
 
-using ::testing::HasSubstr;
 using ember_test::errorOf;
 using optim_test::grads_for;
 using optim_test::param_of;
 using optim_test::set_grad;
+using ::testing::HasSubstr;
 using torch::optim::SGD;
 using torch::optim::SGDOptions;
 
@@ -145,8 +144,9 @@ TEST(Sgd, ParamGroupsUseTheirOwnOptionsAndOthersTheDefaults) {
 
 TEST(Sgd, TheBriefsSnippetChangesTheLearningRateThroughTheGroupOptions) {
   at::Tensor p = param_of({1.0}, {1});
-  torch::optim::SGD opt(std::vector<at::Tensor>{p},
-                        torch::optim::SGDOptions(0.1).momentum(0.9).nesterov(false).weight_decay(0));
+  torch::optim::SGD opt(
+      std::vector<at::Tensor>{p},
+      torch::optim::SGDOptions(0.1).momentum(0.9).nesterov(false).weight_decay(0));
   auto& o = static_cast<torch::optim::SGDOptions&>(opt.param_groups()[0].options());
   EXPECT_DOUBLE_EQ(o.lr(), 0.1);
   EXPECT_DOUBLE_EQ(o.get_lr(), 0.1);
@@ -255,11 +255,12 @@ TEST(Sgd, BadGroupOptionsAreRefusedWhenAddedAndAtStep) {
                 opt.add_param_group({{b}, std::make_unique<SGDOptions>(SGDOptions(-2))});
               }),
               HasSubstr("SGD (param group): Invalid learning rate: -2"));
-  EXPECT_THAT(errorOf([&] {
-                opt.add_param_group(
-                    {{b}, std::make_unique<torch::optim::AdamOptions>(torch::optim::AdamOptions())});
-              }),
-              HasSubstr("has options of another optimizer; give SGD groups SGDOptions"));
+  EXPECT_THAT(
+      errorOf([&] {
+        opt.add_param_group(
+            {{b}, std::make_unique<torch::optim::AdamOptions>(torch::optim::AdamOptions())});
+      }),
+      HasSubstr("has options of another optimizer; give SGD groups SGDOptions"));
   EXPECT_EQ(opt.param_groups().size(), 1u);  // neither was added
   // Options given to the constructor's groups are checked too.
   EXPECT_THAT(errorOf([&] {

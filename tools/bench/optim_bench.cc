@@ -4,18 +4,17 @@
 // "GB/s" counts the bytes a step must at least move (read grad, read and
 // write each parameter and state tensor once), to compare with a triad.
 // Thread count: OMP_NUM_THREADS.
+#include <ATen/ATen.h>
 #include <benchmark/benchmark.h>
 
 #include <cstdint>
 #include <vector>
 
-#include <ATen/ATen.h>
-
 #include "nn/optim/optim.h"
 
 namespace {
 
-const std::vector<std::vector<int64_t>> kShapes = {{512, 784}, {512}, {256, 512},
+const std::vector<std::vector<int64_t>> kShapes = {{512, 784}, {512},     {256, 512},
                                                    {256},      {10, 256}, {10}};
 
 std::vector<at::Tensor> mlp_params() {
@@ -38,8 +37,7 @@ int64_t numel_of(const std::vector<at::Tensor>& params) {
 // `tensors`: how many float tensors of the parameters' size a step must
 // read or write at least (e.g. SGD momentum: read g, read+write b and p = 5).
 template <class Opt>
-void run(benchmark::State& state, Opt& opt, const std::vector<at::Tensor>& params,
-         int tensors) {
+void run(benchmark::State& state, Opt& opt, const std::vector<at::Tensor>& params, int tensors) {
   opt.step();  // creates the state
   for (auto _ : state) {
     opt.step();
@@ -59,8 +57,8 @@ BENCHMARK(BM_SgdMomentumStep)->Unit(benchmark::kMicrosecond);
 
 void BM_SgdNesterovWeightDecayStep(benchmark::State& state) {
   auto params = mlp_params();
-  torch::optim::SGD opt(params, torch::optim::SGDOptions(1e-3).momentum(0.9).nesterov(true)
-                                    .weight_decay(1e-4));
+  torch::optim::SGD opt(
+      params, torch::optim::SGDOptions(1e-3).momentum(0.9).nesterov(true).weight_decay(1e-4));
   run(state, opt, params, 5);
 }
 BENCHMARK(BM_SgdNesterovWeightDecayStep)->Unit(benchmark::kMicrosecond);

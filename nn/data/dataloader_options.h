@@ -18,16 +18,16 @@ struct DataLoaderOptions {
   DataLoaderOptions() = default;
   /* implicit */ DataLoaderOptions(size_t batch_size) : batch_size_(batch_size) {}  // NOLINT
 
-#define EMBER_DATA_OPTION_(type, name, value)                   \
- public:                                                        \
-  DataLoaderOptions& name(const type& new_##name) {             \
-    name##_ = new_##name;                                       \
-    return *this;                                               \
-  }                                                             \
-  const type& name() const noexcept { return name##_; }         \
-  type& name() noexcept { return name##_; }                     \
-                                                                \
- private:                                                       \
+#define EMBER_DATA_OPTION_(type, name, value)           \
+ public:                                                \
+  DataLoaderOptions& name(const type& new_##name) {     \
+    name##_ = new_##name;                               \
+    return *this;                                       \
+  }                                                     \
+  const type& name() const noexcept { return name##_; } \
+  type& name() noexcept { return name##_; }             \
+                                                        \
+ private:                                               \
   type name##_ = value;
 
   // Examples per batch (at least 1).

@@ -38,7 +38,7 @@ struct DtypeName {
   const char* name;
 };
 constexpr DtypeName kDtypes[] = {
-    {c10::kDouble, "F64"}, {c10::kFloat, "F32"}, {c10::kHalf, "F16"}, {c10::kBFloat16, "BF16"},
+    {c10::kDouble, "F64"}, {c10::kFloat, "F32"}, {c10::kHalf, "F16"},  {c10::kBFloat16, "BF16"},
     {c10::kLong, "I64"},   {c10::kInt, "I32"},   {c10::kShort, "I16"}, {c10::kChar, "I8"},
     {c10::kByte, "U8"},    {c10::kBool, "BOOL"},
 };
@@ -76,8 +76,7 @@ void write_all(int fd, const void* data, size_t n, const std::string& path) {
   while (n > 0) {
     const ssize_t w = ::write(fd, p, n);
     if (w < 0 && errno == EINTR) continue;
-    TORCH_CHECK(w > 0, "safetensors::save: cannot write ", path, ": ", std::strerror(errno),
-                ".");
+    TORCH_CHECK(w > 0, "safetensors::save: cannot write ", path, ": ", std::strerror(errno), ".");
     p += w;
     n -= static_cast<size_t>(w);
   }
@@ -126,8 +125,8 @@ void save(const std::string& path, const std::vector<std::pair<std::string, at::
     TORCH_CHECK(tensor.device().is_cpu(), "safetensors::save: ", path, ": tensor \"", name,
                 "\" is on ", tensor.device(), "; move it to the CPU first.");
     const char* dtype = dtype_name(tensor.scalar_type());
-    TORCH_CHECK(dtype != nullptr, "safetensors::save: ", path, ": tensor \"", name,
-                "\" has dtype ", tensor.scalar_type(), ", which safetensors cannot store.");
+    TORCH_CHECK(dtype != nullptr, "safetensors::save: ", path, ": tensor \"", name, "\" has dtype ",
+                tensor.scalar_type(), ", which safetensors cannot store.");
     at::Tensor c = tensor.contiguous();
     const uint64_t bytes = static_cast<uint64_t>(c.numel()) * c.element_size();
     json::Value::Array shape;
@@ -135,10 +134,10 @@ void save(const std::string& path, const std::vector<std::pair<std::string, at::
     json::Value::Object entry;
     entry.emplace_back("dtype", json::Value::string(dtype));
     entry.emplace_back("shape", json::Value::array(std::move(shape)));
-    entry.emplace_back("data_offsets",
-                       json::Value::array({json::Value::integer(static_cast<int64_t>(offset)),
-                                           json::Value::integer(
-                                               static_cast<int64_t>(offset + bytes))}));
+    entry.emplace_back(
+        "data_offsets",
+        json::Value::array({json::Value::integer(static_cast<int64_t>(offset)),
+                            json::Value::integer(static_cast<int64_t>(offset + bytes))}));
     header.emplace_back(name, json::Value::object(std::move(entry)));
     offset += bytes;
     contiguous.push_back(std::move(c));
@@ -169,8 +168,8 @@ void save(const std::string& path, const std::vector<std::pair<std::string, at::
     file.fd = -1;
     TORCH_CHECK(::close(fd) == 0, "safetensors::save: cannot close ", path, ": ",
                 std::strerror(errno), ".");
-    TORCH_CHECK(::rename(tmp.c_str(), path.c_str()) == 0, "safetensors::save: cannot rename ",
-                tmp, " to ", path, ": ", std::strerror(errno), ".");
+    TORCH_CHECK(::rename(tmp.c_str(), path.c_str()) == 0, "safetensors::save: cannot rename ", tmp,
+                " to ", path, ": ", std::strerror(errno), ".");
   } catch (...) {
     ::unlink(tmp.c_str());
     throw;
@@ -222,7 +221,9 @@ class HeaderReader {
     const json::Value* offsets = v.find("data_offsets");
     if (dtype == nullptr || shape == nullptr || offsets == nullptr) {
       fail("tensor " + quote(name) + " lacks " +
-           (dtype == nullptr ? "dtype" : shape == nullptr ? "shape" : "data_offsets"));
+           (dtype == nullptr   ? "dtype"
+            : shape == nullptr ? "shape"
+                               : "data_offsets"));
     }
     Entry e;
     e.name = name;
@@ -259,8 +260,8 @@ class HeaderReader {
       for (size_t i = 0; i < e.shape.size(); ++i) {
         dims += (i == 0 ? "" : ", ") + std::to_string(e.shape[i]);
       }
-      fail("tensor " + quote(name) + " of shape [" + dims + "] and dtype " +
-           dtype->as_string() + " needs " +
+      fail("tensor " + quote(name) + " of shape [" + dims + "] and dtype " + dtype->as_string() +
+           " needs " +
            (overflow ? std::string("more than 2^63") : std::to_string(numel * element)) +
            " bytes, but its data_offsets [" + std::to_string(e.begin) + ", " +
            std::to_string(e.end) + "] hold " + std::to_string(e.end - e.begin));

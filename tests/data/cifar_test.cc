@@ -1,11 +1,10 @@
 // datasets::CIFAR10: records made here; label range, truncation, missing files.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <torch/torch.h>
 
 #include <string>
 #include <vector>
-
-#include <torch/torch.h>
 
 #include "nn/data/data.h"
 #include "tests/data/dataset_files.h"
@@ -13,10 +12,10 @@
 
 namespace {
 
-using ::testing::AllOf;
-using ::testing::HasSubstr;
 using ember_test::Bytes;
 using ember_test::errorOf;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
 using torch::data::datasets::CIFAR10;
 
 void write_train(const std::string& dir, uint32_t per_file) {
@@ -76,9 +75,10 @@ TEST(CIFAR10, TruncatedRecord) {
   Bytes records = ember_test::cifar_records(2);
   records.resize(records.size() - 100);
   ember_test::write_file(dir + "/test_batch.bin", records);
-  EXPECT_THAT(errorOf([&] { CIFAR10 set(dir, CIFAR10::Mode::kTest); }),
-              AllOf(HasSubstr("CIFAR10: " + dir + "/test_batch.bin is truncated"),
-                    HasSubstr("expected 6146 bytes (a whole number of 3073-byte records), got 6046")));
+  EXPECT_THAT(
+      errorOf([&] { CIFAR10 set(dir, CIFAR10::Mode::kTest); }),
+      AllOf(HasSubstr("CIFAR10: " + dir + "/test_batch.bin is truncated"),
+            HasSubstr("expected 6146 bytes (a whole number of 3073-byte records), got 6046")));
 }
 
 TEST(CIFAR10, LabelOutOfRange) {

@@ -2,6 +2,7 @@
 // worker counts, ordering, exceptions, early destruction, options errors.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <torch/torch.h>
 
 #include <atomic>
 #include <chrono>
@@ -10,16 +11,14 @@
 #include <thread>
 #include <vector>
 
-#include <torch/torch.h>
-
 #include "nn/data/data.h"
 #include "tests/support/error_of.h"
 
 namespace {
 
+using ember_test::errorOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using ember_test::errorOf;
 namespace data = torch::data;
 
 // Example i is {data: [i, i], target: i}. Fails on `fail_at`, sleeps
@@ -34,7 +33,8 @@ struct Numbers : data::datasets::Dataset<Numbers> {
     if (delay_us > 0) {
       std::this_thread::sleep_for(std::chrono::microseconds(delay_us * static_cast<int>(i % 3)));
     }
-    return {at::full({2}, static_cast<double>(i)), at::scalar_tensor(static_cast<int64_t>(i), at::kLong)};
+    return {at::full({2}, static_cast<double>(i)),
+            at::scalar_tensor(static_cast<int64_t>(i), at::kLong)};
   }
   std::optional<size_t> size() const override { return n; }
   size_t n;
@@ -114,9 +114,8 @@ TEST(DataLoader, WorkerCountsGiveTheSameBatchesInOrder) {
   std::vector<std::vector<int64_t>> reference;
   for (size_t workers : {0, 1, 2, 3}) {
     torch::manual_seed(3);
-    auto loader = data::make_data_loader(
-        Numbers(37, -1, 200).map(data::transforms::Stack<>()),
-        data::DataLoaderOptions().batch_size(5).workers(workers));
+    auto loader = data::make_data_loader(Numbers(37, -1, 200).map(data::transforms::Stack<>()),
+                                         data::DataLoaderOptions().batch_size(5).workers(workers));
     auto batches = epoch(*loader);
     if (workers == 0) {
       reference = batches;
@@ -161,9 +160,9 @@ TEST(DataLoader, ExceptionsReachTheIteratingThread) {
 
 TEST(DataLoader, DestroyingMidEpochJoinsTheWorkers) {
   for (int round = 0; round < 5; ++round) {
-    auto loader = data::make_data_loader(
-        Numbers(1000, -1, 100).map(data::transforms::Stack<>()),
-        data::DataLoaderOptions().batch_size(2).workers(3).max_jobs(12));
+    auto loader =
+        data::make_data_loader(Numbers(1000, -1, 100).map(data::transforms::Stack<>()),
+                               data::DataLoaderOptions().batch_size(2).workers(3).max_jobs(12));
     auto it = loader->begin();
     EXPECT_EQ(it->target.size(0), 2);
     loader.reset();  // must return promptly, with batches in flight
@@ -200,7 +199,8 @@ TEST(DataLoader, BadOptions) {
   EXPECT_THAT(errorOf([&] { data::make_data_loader(Numbers(4), data::DataLoaderOptions(0)); }),
               HasSubstr("DataLoader: expected a batch size of at least 1, got 0"));
   EXPECT_THAT(errorOf([&] {
-                data::make_data_loader(Numbers(4), data::DataLoaderOptions().workers(2).max_jobs(0));
+                data::make_data_loader(Numbers(4),
+                                       data::DataLoaderOptions().workers(2).max_jobs(0));
               }),
               HasSubstr("expected max_jobs of at least 1 with 2 workers, got 0"));
   struct Unsized : data::datasets::Dataset<Unsized> {
@@ -224,8 +224,7 @@ TEST(DataLoader, IteratorMisuse) {
   auto end = loader->end();
   EXPECT_THAT(errorOf([&] { *end; }),
               HasSubstr("Iterator: cannot dereference the end iterator of a DataLoader"));
-  EXPECT_THAT(errorOf([&] { ++end; }),
-              HasSubstr("Iterator: cannot increment the end iterator"));
+  EXPECT_THAT(errorOf([&] { ++end; }), HasSubstr("Iterator: cannot increment the end iterator"));
   auto it = loader->begin();
   ++it;
   EXPECT_TRUE(it == end);
@@ -236,10 +235,10 @@ TEST(DataLoader, IteratorMisuse) {
 }
 
 TEST(DataLoader, MnistPipelineOfTheBrief) {
-  auto test = data::datasets::MNIST("/usr/share/datasets/fashion-mnist",
-                                    data::datasets::MNIST::Mode::kTest)
-                  .map(data::transforms::Normalize<>(0.2860, 0.3530))
-                  .map(data::transforms::Stack<>());
+  auto test =
+      data::datasets::MNIST("/usr/share/datasets/fashion-mnist", data::datasets::MNIST::Mode::kTest)
+          .map(data::transforms::Normalize<>(0.2860, 0.3530))
+          .map(data::transforms::Stack<>());
   auto loader = data::make_data_loader(
       std::move(test), data::DataLoaderOptions().batch_size(128).workers(1).drop_last(false));
   int64_t seen = 0;

@@ -3,13 +3,12 @@
 // loading, and the stacked-batch fast path.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <torch/torch.h>
 
 #include <chrono>
 #include <cstdio>
 #include <string>
 #include <vector>
-
-#include <torch/torch.h>
 
 #include "c10/core/CPUAllocator.h"
 #include "nn/data/data.h"
@@ -18,10 +17,10 @@
 
 namespace {
 
-using ::testing::AllOf;
-using ::testing::HasSubstr;
 using ember_test::Bytes;
 using ember_test::errorOf;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
 using torch::data::datasets::MNIST;
 
 constexpr char kFashion[] = "/usr/share/datasets/fashion-mnist";
@@ -85,8 +84,7 @@ TEST(MNIST, ReadsAnEmptySet) {
 TEST(MNIST, MissingFileNamesBothPaths) {
   const std::string dir = ember_test::fresh_dir("mnist_missing");
   EXPECT_THAT(errorOf([&] { MNIST set(dir); }),
-              AllOf(HasSubstr("MNIST: file not found"),
-                    HasSubstr(dir + "/train-images-idx3-ubyte"),
+              AllOf(HasSubstr("MNIST: file not found"), HasSubstr(dir + "/train-images-idx3-ubyte"),
                     HasSubstr(dir + "/train-images-idx3-ubyte.gz")));
 }
 
@@ -164,8 +162,9 @@ TEST(MNIST, LabelOutOfRange) {
   const std::string dir = ember_test::fresh_dir("mnist_label");
   write_set(dir, "train", ember_test::idx_images(3), ember_test::idx_labels(3, 2049, {1, 12, 3}),
             true);
-  EXPECT_THAT(errorOf([&] { MNIST set(dir); }),
-              HasSubstr("train-labels-idx1-ubyte.gz holds the label 12, expected labels in [0, 9]"));
+  EXPECT_THAT(
+      errorOf([&] { MNIST set(dir); }),
+      HasSubstr("train-labels-idx1-ubyte.gz holds the label 12, expected labels in [0, 9]"));
 }
 
 TEST(MNIST, GetOutOfRange) {
@@ -174,7 +173,9 @@ TEST(MNIST, GetOutOfRange) {
   MNIST set(dir);
   EXPECT_THAT(errorOf([&] { set.get(3); }),
               HasSubstr("MNIST: index 3 is out of range for a dataset of 3 examples"));
-  EXPECT_THAT(errorOf([&] { set.get_stacked_batch(std::vector<size_t>{0, 5}); }),
+  EXPECT_THAT(errorOf([&] {
+                set.get_stacked_batch(std::vector<size_t>{0, 5});
+              }),
               HasSubstr("MNIST: index 5 is out of range"));
   EXPECT_THAT(errorOf([&] { set.get_stacked_batch(std::vector<size_t>{}); }),
               HasSubstr("expected at least one index in a batch request"));
@@ -232,10 +233,11 @@ TEST(MNIST, StackedBatchEqualsStackOfExamples) {
   EXPECT_TRUE(at::allclose(norm.data, expected, 1e-6, 1e-6));
   EXPECT_TRUE(at::equal(norm.target, generic.target));
   // The generic path (a Lambda in the chain) gives the same batch.
-  auto lambda = MNIST(kFashion, MNIST::Mode::kTest)
-                    .map(torch::data::transforms::Normalize<>(0.2860, 0.3530))
-                    .map(torch::data::transforms::Lambda<>([](torch::data::Example<> e) { return e; }))
-                    .map(torch::data::transforms::Stack<>());
+  auto lambda =
+      MNIST(kFashion, MNIST::Mode::kTest)
+          .map(torch::data::transforms::Normalize<>(0.2860, 0.3530))
+          .map(torch::data::transforms::Lambda<>([](torch::data::Example<> e) { return e; }))
+          .map(torch::data::transforms::Stack<>());
   EXPECT_TRUE(at::equal(lambda.get_batch(indices).data, norm.data));
 }
 
@@ -253,12 +255,13 @@ TEST(MNIST, StackedBatchIsFasterThanPerExample) {
     const auto start = std::chrono::steady_clock::now();
     for (int i = 0; i < 50; ++i) f();
     return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
-               .count() / 50;
+               .count() /
+           50;
   };
   const double generic = time([&] { stack.apply_batch(set.get_batch(indices)); });
   const double fast = time([&] { set.get_stacked_batch(indices); });
-  std::printf("MNIST batch of 128: per-example + Stack %.1f us, stacked %.1f us (%.1fx)\n",
-              generic, fast, generic / fast);
+  std::printf("MNIST batch of 128: per-example + Stack %.1f us, stacked %.1f us (%.1fx)\n", generic,
+              fast, generic / fast);
   EXPECT_LT(fast, generic);
 }
 

@@ -1,19 +1,18 @@
 // Transforms, TensorDataset, samplers and Example.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <torch/torch.h>
 
 #include <vector>
-
-#include <torch/torch.h>
 
 #include "nn/data/data.h"
 #include "tests/support/error_of.h"
 
 namespace {
 
+using ember_test::errorOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-using ember_test::errorOf;
 namespace data = torch::data;
 
 TEST(Transforms, LambdaAndTensorLambdaMapExamples) {
@@ -75,7 +74,9 @@ TEST(Transforms, NormalizePerChannel) {
 TEST(Transforms, NormalizeRejectsBadStatistics) {
   EXPECT_THAT(errorOf([] { data::transforms::Normalize<>(0.5, 0.0); }),
               HasSubstr("Normalize: stddev must be non-zero, got 0"));
-  EXPECT_THAT(errorOf([] { data::transforms::Normalize<>({0.1, 0.2}, {1.0, 1.0, 1.0}); }),
+  EXPECT_THAT(errorOf([] {
+                data::transforms::Normalize<>({0.1, 0.2}, {1.0, 1.0, 1.0});
+              }),
               HasSubstr("Normalize: mean has 2 values and stddev 3"));
   EXPECT_THAT(errorOf([] {
                 data::transforms::Normalize<>(c10::ArrayRef<double>(), c10::ArrayRef<double>{1.0});

@@ -1,5 +1,7 @@
 // torch::serialize::json: strict parsing (every error with its byte offset),
 // escapes and surrogates, numbers, and writing.
+#include "nn/serialize/json.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -7,13 +9,12 @@
 #include <limits>
 #include <string>
 
-#include "nn/serialize/json.h"
 #include "tests/support/error_of.h"
 
 namespace {
 
-using ::testing::HasSubstr;
 using ember_test::errorOf;
+using ::testing::HasSubstr;
 namespace json = torch::serialize::json;
 
 TEST(Json, ParsesEveryKindInDocumentOrder) {

@@ -2,10 +2,12 @@
 // make_reference.py) read value by value and reproduced byte for byte; round
 // trips of every dtype, 0-dim, empty and non-contiguous tensors; atomic
 // replacement; every save and load error by message.
-#include <gmock/gmock.h>
-#include <gtest/gtest.h>
+#include "nn/serialize/safetensors.h"
 
 #include <dirent.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <torch/torch.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -14,16 +16,13 @@
 #include <string>
 #include <vector>
 
-#include <torch/torch.h>
-
-#include "nn/serialize/safetensors.h"
 #include "tests/support/error_of.h"
 
 namespace {
 
+using ember_test::errorOf;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
-using ember_test::errorOf;
 using Named = std::vector<std::pair<std::string, at::Tensor>>;
 
 constexpr char kReference[] = "tests/serialize/testdata/reference.safetensors";
@@ -56,12 +55,12 @@ Named reference_tensors() {
   return {
       {"f64", make<double>({2, 3}, at::kDouble, {0.5, -1.25, 3.0, 1e300, -0.0, 2.5})},
       {"f32", make<float>({3}, at::kFloat, {1.5f, -2.0f, 3.25f})},
-      {"f16", make<c10::Half>({2, 2}, at::kHalf,
-                              {c10::Half(1.0f), c10::Half(-2.5f), c10::Half(0.5f),
-                               c10::Half(65504.0f)})},
-      {"bf16", make<c10::BFloat16>({3}, at::kBFloat16,
-                                   {c10::BFloat16(1.0f), c10::BFloat16(-3.5f),
-                                    c10::BFloat16(256.0f)})},
+      {"f16",
+       make<c10::Half>({2, 2}, at::kHalf,
+                       {c10::Half(1.0f), c10::Half(-2.5f), c10::Half(0.5f), c10::Half(65504.0f)})},
+      {"bf16",
+       make<c10::BFloat16>({3}, at::kBFloat16,
+                           {c10::BFloat16(1.0f), c10::BFloat16(-3.5f), c10::BFloat16(256.0f)})},
       {"i64", make<int64_t>({2}, at::kLong, {-9007199254740993LL, INT64_MAX})},
       {"i32", make<int32_t>({2, 1}, at::kInt, {INT32_MIN, 7})},
       {"i16", make<int16_t>({3}, at::kShort, {-32768, 0, 32767})},
@@ -87,7 +86,9 @@ void expect_same(const Named& actual, const Named& expected) {
     EXPECT_TRUE(t.is_contiguous()) << name;
     ASSERT_EQ(t.numel(), e.numel()) << name;
     // Bitwise: -0.0, 1e300 and bf16 bits must survive exactly.
-    EXPECT_EQ(std::memcmp(t.data_ptr(), e.data_ptr(), t.numel() * t.element_size()), 0) << name;
+    if (t.numel() > 0) {
+      EXPECT_EQ(std::memcmp(t.data_ptr(), e.data_ptr(), t.numel() * t.element_size()), 0) << name;
+    }
   }
 }
 
@@ -165,7 +166,9 @@ TEST(Safetensors, FailedSaveLeavesTheOldFileAndNoTemporary) {
   const std::string path = dir + "/model.safetensors";
   torch::safetensors::save(path, {{"w", at::ones({2})}});
   const std::string before = read_bytes(path);
-  EXPECT_THAT(errorOf([&] { torch::safetensors::save(path, {{"w", at::Tensor()}}); }),
+  EXPECT_THAT(errorOf([&] {
+                torch::safetensors::save(path, {{"w", at::Tensor()}});
+              }),
               HasSubstr("safetensors::save: " + path + ": tensor \"w\" is undefined"));
   EXPECT_EQ(read_bytes(path), before);
   EXPECT_EQ(files_in(dir), std::vector<std::string>{"model.safetensors"});
@@ -176,17 +179,24 @@ TEST(Safetensors, FailedSaveLeavesTheOldFileAndNoTemporary) {
 
 TEST(Safetensors, SaveErrors) {
   const std::string path = tmp_dir() + "/bad.safetensors";
-  EXPECT_THAT(errorOf([&] { torch::safetensors::save(path, {{"a", at::ones({1})}, {"a", at::ones({1})}}); }),
-              HasSubstr("duplicate tensor name \"a\"; names must be unique"));
-  EXPECT_THAT(errorOf([&] { torch::safetensors::save(path, {{"", at::ones({1})}}); }),
-              HasSubstr("a tensor has an empty name"));
-  EXPECT_THAT(errorOf([&] { torch::safetensors::save(path, {{"__metadata__", at::ones({1})}}); }),
-              HasSubstr("the name \"__metadata__\" is reserved for the metadata"));
   EXPECT_THAT(errorOf([&] {
-                torch::safetensors::save("/nonexistent-dir/x.safetensors", {{"a", at::ones({1})}});
+                torch::safetensors::save(path, {{"a", at::ones({1})}, {"a", at::ones({1})}});
               }),
-              AllOf(HasSubstr("cannot create a temporary file next to /nonexistent-dir/x.safetensors"),
-                    HasSubstr("No such file or directory")));
+              HasSubstr("duplicate tensor name \"a\"; names must be unique"));
+  EXPECT_THAT(errorOf([&] {
+                torch::safetensors::save(path, {{"", at::ones({1})}});
+              }),
+              HasSubstr("a tensor has an empty name"));
+  EXPECT_THAT(errorOf([&] {
+                torch::safetensors::save(path, {{"__metadata__", at::ones({1})}});
+              }),
+              HasSubstr("the name \"__metadata__\" is reserved for the metadata"));
+  EXPECT_THAT(
+      errorOf([&] {
+        torch::safetensors::save("/nonexistent-dir/x.safetensors", {{"a", at::ones({1})}});
+      }),
+      AllOf(HasSubstr("cannot create a temporary file next to /nonexistent-dir/x.safetensors"),
+            HasSubstr("No such file or directory")));
 }
 
 // A file with `header` (unpadded) and `data`.
@@ -231,16 +241,19 @@ TEST(Safetensors, LoadErrorsNameTheFile) {
 TEST(Safetensors, LoadRejectsBadHeaders) {
   const std::string f4 = "\"dtype\":\"F32\",\"shape\":[2]";
   const std::string data8(8, '\1');
-  EXPECT_THAT(load_error("syntax", "{\"a\":{\"dtype\":\"F32\" \"shape\":[2]}}", data8),
-              AllOf(HasSubstr("syntax.safetensors: invalid header: JSON: expected ',' or '}', "
-                              "got '\"' at byte 20 (counted from the start of the header, at file offset 8)"),
-                    HasSubstr("syntax.safetensors")));
+  EXPECT_THAT(
+      load_error("syntax", "{\"a\":{\"dtype\":\"F32\" \"shape\":[2]}}", data8),
+      AllOf(
+          HasSubstr("syntax.safetensors: invalid header: JSON: expected ',' or '}', "
+                    "got '\"' at byte 20 (counted from the start of the header, at file offset 8)"),
+          HasSubstr("syntax.safetensors")));
   EXPECT_THAT(load_error("array", "[1]", ""),
               HasSubstr("array.safetensors: the header is an array, expected an object"));
-  EXPECT_THAT(load_error("dtype", "{\"a\":{\"dtype\":\"U16\",\"shape\":[2],\"data_offsets\":[0,4]}}",
-                         "1234"),
-              HasSubstr("tensor \"a\" has the unknown dtype \"U16\"; Ember reads F64, F32, F16, "
-                        "BF16, I64, I32, I16, I8, U8, BOOL"));
+  EXPECT_THAT(
+      load_error("dtype", "{\"a\":{\"dtype\":\"U16\",\"shape\":[2],\"data_offsets\":[0,4]}}",
+                 "1234"),
+      HasSubstr("tensor \"a\" has the unknown dtype \"U16\"; Ember reads F64, F32, F16, "
+                "BF16, I64, I32, I16, I8, U8, BOOL"));
   EXPECT_THAT(load_error("mismatch", "{\"a\":{" + f4 + ",\"data_offsets\":[0,4]}}", "1234"),
               HasSubstr("tensor \"a\" of shape [2] and dtype F32 needs 8 bytes, but its "
                         "data_offsets [0, 4] hold 4"));
@@ -261,7 +274,8 @@ TEST(Safetensors, LoadRejectsBadHeaders) {
                          "{\"a\":{" + f4 + ",\"data_offsets\":[0,8]},\"a\":{" + f4 +
                              ",\"data_offsets\":[8,16]}}",
                          data8 + data8),
-              HasSubstr("invalid header: JSON: duplicate key \"a\" at byte 54 (counted from the start of the header"));
+              HasSubstr("invalid header: JSON: duplicate key \"a\" at byte 54 (counted from the "
+                        "start of the header"));
   EXPECT_THAT(load_error("meta", "{\"__metadata__\":{\"k\":1}}", ""),
               HasSubstr("metadata \"k\" is a number, expected a string"));
   EXPECT_THAT(load_error("meta_kind", "{\"__metadata__\":[]}", ""),
@@ -270,16 +284,18 @@ TEST(Safetensors, LoadRejectsBadHeaders) {
               HasSubstr("tensor \"a\" has an unknown field \"x\""));
   EXPECT_THAT(load_error("missing", "{\"a\":{\"dtype\":\"F32\",\"data_offsets\":[0,8]}}", data8),
               HasSubstr("tensor \"a\" lacks shape"));
-  EXPECT_THAT(load_error("negative", "{\"a\":{\"dtype\":\"F32\",\"shape\":[-2],"
-                                     "\"data_offsets\":[0,8]}}",
+  EXPECT_THAT(load_error("negative",
+                         "{\"a\":{\"dtype\":\"F32\",\"shape\":[-2],"
+                         "\"data_offsets\":[0,8]}}",
                          data8),
               HasSubstr("tensor \"a\" has a shape entry that is not a non-negative integer"));
   EXPECT_THAT(load_error("offsets", "{\"a\":{" + f4 + ",\"data_offsets\":[0]}}", data8),
               HasSubstr("data_offsets that are not an array [begin, end]"));
   EXPECT_THAT(load_error("entry", "{\"a\":3}", ""),
               HasSubstr("the entry of tensor \"a\" is a number, expected an object"));
-  EXPECT_THAT(load_error("huge", "{\"a\":{\"dtype\":\"F64\",\"shape\":[4294967296,4294967296],"
-                                 "\"data_offsets\":[0,8]}}",
+  EXPECT_THAT(load_error("huge",
+                         "{\"a\":{\"dtype\":\"F64\",\"shape\":[4294967296,4294967296],"
+                         "\"data_offsets\":[0,8]}}",
                          data8),
               HasSubstr("needs more than 2^63 bytes"));
 }

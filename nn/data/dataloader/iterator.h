@@ -66,8 +66,7 @@ class Iterator {
 
  private:
   struct State {
-    explicit State(std::function<std::optional<Batch>()> next)
-        : next_batch(std::move(next)) {}
+    explicit State(std::function<std::optional<Batch>()> next) : next_batch(std::move(next)) {}
     // If next_batch throws, the position stays uninitialized: the next
     // access asks for the batch after the one that failed.
     void initialize() {
@@ -82,8 +81,7 @@ class Iterator {
   };
 
   Batch& current(const char* what) {
-    TORCH_CHECK(state_ != nullptr, "Iterator: cannot ", what,
-                " the end iterator of a DataLoader.");
+    TORCH_CHECK(state_ != nullptr, "Iterator: cannot ", what, " the end iterator of a DataLoader.");
     state_->initialize();
     TORCH_CHECK(state_->batch.has_value(), "Iterator: cannot ", what,
                 " an iterator that is past the end of the epoch.");

@@ -143,8 +143,7 @@ class StatelessDataLoader {
       return std::nullopt;
     }
     std::optional<BatchRequestType> request = sampler_.next(options_.batch_size);
-    if (!request.has_value() ||
-        (options_.drop_last && request->size() < options_.batch_size)) {
+    if (!request.has_value() || (options_.drop_last && request->size() < options_.batch_size)) {
       sampler_exhausted_ = true;
       return std::nullopt;
     }
@@ -181,8 +180,7 @@ class StatelessDataLoader {
     {
       std::unique_lock<std::mutex> lock(mutex_);
       const auto ready = [this] {
-        return options_.enforce_ordering ? results_.count(next_to_return_) > 0
-                                         : !results_.empty();
+        return options_.enforce_ordering ? results_.count(next_to_return_) > 0 : !results_.empty();
       };
       if (options_.timeout.has_value()) {
         if (!results_ready_.wait_for(lock, *options_.timeout, ready)) {
@@ -236,7 +234,7 @@ class StatelessDataLoader {
   }
 
   const FullDataLoaderOptions options_;
-  Sampler sampler_;                           // iterating thread only
+  Sampler sampler_;                             // iterating thread only
   std::optional<Dataset> main_thread_dataset_;  // workers == 0 only
 
   std::mutex mutex_;

@@ -56,8 +56,8 @@ CIFAR10::CIFAR10(const std::string& root, Mode mode) : is_train_(mode == Mode::k
 
   images_ = at::empty({n, 3, 32, 32}, at::kFloat);
   targets_ = at::empty({n}, at::kLong);
-  at::Tensor chunk = at::empty({std::max<int64_t>(std::min(n, kChunkRecords), 1), kRecordBytes},
-                               at::kByte);
+  at::Tensor chunk =
+      at::empty({std::max<int64_t>(std::min(n, kChunkRecords), 1), kRecordBytes}, at::kByte);
   at::Tensor flat_images = images_.view({n, kImageBytes});
   int64_t row = 0;
   for (size_t f = 0; f < paths.size(); ++f) {
@@ -70,9 +70,9 @@ CIFAR10::CIFAR10(const std::string& root, Mode mode) : is_train_(mode == Mode::k
                         static_cast<uint64_t>(start) * kRecordBytes, total);
       at::Tensor labels = bytes.select(1, 0);
       const int64_t max_label = labels.max().item<int64_t>();
-      TORCH_CHECK(max_label <= kMaxLabel, kWhere, ": ", paths[f], " holds the label ",
-                  max_label, " in records ", start, "..", start + len - 1,
-                  ", expected labels in [0, ", kMaxLabel, "]. The file is corrupt.");
+      TORCH_CHECK(max_label <= kMaxLabel, kWhere, ": ", paths[f], " holds the label ", max_label,
+                  " in records ", start, "..", start + len - 1, ", expected labels in [0, ",
+                  kMaxLabel, "]. The file is corrupt.");
       targets_.narrow(0, row + start, len).copy_(labels);
       flat_images.narrow(0, row + start, len).copy_(bytes.narrow(1, 1, kImageBytes));
     }

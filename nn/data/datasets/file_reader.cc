@@ -96,8 +96,7 @@ size_t GzipReader::read(void* dst, size_t n) {
 void GzipReader::read_exactly(void* dst, size_t n, uint64_t offset, uint64_t expected_total) {
   const size_t got = read(dst, n);
   TORCH_CHECK(got == n, where_, ": ", path_, " is truncated: expected ", expected_total,
-              " bytes of data, got ", offset + got,
-              ". The file is incomplete; download it again.");
+              " bytes of data, got ", offset + got, ". The file is incomplete; download it again.");
 }
 
 void GzipReader::expect_end(uint64_t expected_total) {

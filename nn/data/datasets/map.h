@@ -63,10 +63,9 @@ struct is_tensor_normalize<transforms::Normalize<at::Tensor>> : std::true_type {
 
 // torch::data::datasets::MapDataset
 template <typename SourceDataset, typename AppliedTransform>
-class MapDataset
-    : public BatchDataset<MapDataset<SourceDataset, AppliedTransform>,
-                          typename AppliedTransform::OutputBatchType,
-                          typename SourceDataset::BatchRequestType> {
+class MapDataset : public BatchDataset<MapDataset<SourceDataset, AppliedTransform>,
+                                       typename AppliedTransform::OutputBatchType,
+                                       typename SourceDataset::BatchRequestType> {
   static_assert(!SourceDataset::is_stateful,
                 "MapDataset: stateful datasets (an optional BatchType) are not supported by "
                 "Ember; see docs/data.md.");

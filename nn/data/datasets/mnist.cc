@@ -42,8 +42,8 @@ at::Tensor read_images(const std::string& path) {
   const uint32_t count = detail::read_be32(header + 4);
   const uint32_t rows = detail::read_be32(header + 8);
   const uint32_t columns = detail::read_be32(header + 12);
-  TORCH_CHECK(rows == kRows && columns == kColumns, kWhere, ": ", path, " holds images of ",
-              rows, "x", columns, " pixels, expected ", kRows, "x", kColumns, ".");
+  TORCH_CHECK(rows == kRows && columns == kColumns, kWhere, ": ", path, " holds images of ", rows,
+              "x", columns, " pixels, expected ", kRows, "x", kColumns, ".");
   TORCH_CHECK(count <= INT32_MAX, kWhere, ": ", path, " claims ", count,
               " images; expected at most ", INT32_MAX, ". The header is corrupt.");
   const auto n = static_cast<int64_t>(count);
@@ -70,13 +70,12 @@ at::Tensor read_labels(const std::string& path, int64_t expected_count,
   file.read_exactly(header, sizeof(header), 0, sizeof(header));
   check_magic(file, detail::read_be32(header), kLabelMagic, "labels");
   const uint32_t count = detail::read_be32(header + 4);
-  TORCH_CHECK(static_cast<int64_t>(count) == expected_count, kWhere, ": ", path, " holds ",
-              count, " labels but ", images_path, " holds ", expected_count,
+  TORCH_CHECK(static_cast<int64_t>(count) == expected_count, kWhere, ": ", path, " holds ", count,
+              " labels but ", images_path, " holds ", expected_count,
               " images; expected one label per image. Are the files from the same set?");
   const uint64_t total = sizeof(header) + static_cast<uint64_t>(count);
   at::Tensor bytes = at::empty({expected_count}, at::kByte);
-  file.read_exactly(bytes.data_ptr<uint8_t>(), static_cast<size_t>(count), sizeof(header),
-                    total);
+  file.read_exactly(bytes.data_ptr<uint8_t>(), static_cast<size_t>(count), sizeof(header), total);
   file.expect_end(total);
   if (expected_count > 0) {
     const int64_t max_label = bytes.max().item<int64_t>();

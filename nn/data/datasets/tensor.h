@@ -36,8 +36,8 @@ class TensorDataset : public Dataset<TensorDataset, TensorExample> {
   // tensor[index]; throws if index >= size().
   TensorExample get(size_t index) override {
     const auto n = static_cast<size_t>(tensor.size(0));
-    TORCH_CHECK(index < n, "TensorDataset: index ", index, " is out of range for a dataset of ",
-                n, " examples; expected an index in [0, ", n, ").");
+    TORCH_CHECK(index < n, "TensorDataset: index ", index, " is out of range for a dataset of ", n,
+                " examples; expected an index in [0, ", n, ").");
     return TensorExample(tensor.select(0, static_cast<int64_t>(index)));
   }
 

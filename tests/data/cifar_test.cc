@@ -62,6 +62,26 @@ TEST(CIFAR10, ReadsTheTestFile) {
   EXPECT_FLOAT_EQ(set.images()[6][2][31][31].item<float>(), ((6 + 3071) % 256) / 255.0f);
 }
 
+TEST(CIFAR10, NormalizedStackedBatchEqualsThePerExamplePath) {
+  const std::string dir = ember_test::fresh_dir("cifar_normalize");
+  ember_test::write_file(dir + "/test_batch.bin", ember_test::cifar_records(9));
+  namespace t = torch::data::transforms;
+  const t::Normalize<> normalize({0.49, 0.48, 0.45}, {0.25, 0.24, 0.26});
+  auto fast = CIFAR10(dir, CIFAR10::Mode::kTest).map(normalize).map(t::Stack<>());
+  auto generic = CIFAR10(dir, CIFAR10::Mode::kTest)
+                     .map(normalize)
+                     .map(t::Lambda<>([](torch::data::Example<> e) { return e; }))
+                     .map(t::Stack<>());
+  const std::vector<size_t> indices = {8, 0, 4};
+  torch::data::Example<> a = fast.get_batch(indices);
+  torch::data::Example<> b = generic.get_batch(indices);
+  EXPECT_EQ(a.data.sizes(), (std::vector<int64_t>{3, 3, 32, 32}));
+  EXPECT_TRUE(at::equal(a.data, b.data));
+  EXPECT_TRUE(at::equal(a.target, b.target));
+  // Channel 1 of example 0 (index 8), pixel 0: ((8 + 1024) % 256 / 255 - 0.48) / 0.24.
+  EXPECT_NEAR(a.data[0][1][0][0].item<float>(), ((8.0 / 255.0) - 0.48) / 0.24, 1e-5);
+}
+
 TEST(CIFAR10, MissingFile) {
   const std::string dir = ember_test::fresh_dir("cifar_missing");
   ember_test::write_file(dir + "/data_batch_1.bin", ember_test::cifar_records(1));

@@ -242,7 +242,7 @@ TEST(DataLoader, MnistPipelineOfTheBrief) {
   auto loader = data::make_data_loader(
       std::move(test), data::DataLoaderOptions().batch_size(128).workers(1).drop_last(false));
   int64_t seen = 0;
-  for (auto& batch : *loader) {
+  for (torch::data::Example<>& batch : *loader) {
     EXPECT_EQ(batch.data.dim(), 4);
     EXPECT_EQ(batch.data.size(1), 1);
     EXPECT_EQ(batch.data.scalar_type(), at::kFloat);
@@ -251,6 +251,17 @@ TEST(DataLoader, MnistPipelineOfTheBrief) {
     seen += batch.data.size(0);
   }
   EXPECT_EQ(seen, 10000);
+
+  // The pytorch/examples MNIST program's spelling: a sampler type and an
+  // int64_t batch size.
+  const int64_t kTestBatchSize = 1000;
+  auto ordered = torch::data::make_data_loader<torch::data::samplers::SequentialSampler>(
+      data::datasets::MNIST("/usr/share/datasets/fashion-mnist", data::datasets::MNIST::Mode::kTest)
+          .map(data::transforms::Stack<>()),
+      kTestBatchSize);
+  auto first = ordered->begin();
+  EXPECT_EQ(first->data.size(0), 1000);
+  EXPECT_EQ(first->target[0].item<int64_t>(), 9);
 }
 
 }  // namespace

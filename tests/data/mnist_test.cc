@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -241,8 +242,10 @@ TEST(MNIST, StackedBatchEqualsStackOfExamples) {
   EXPECT_TRUE(at::equal(lambda.get_batch(indices).data, norm.data));
 }
 
-// A measurement, not a pass/fail bound beyond "faster": a batch of 128 via
-// the stacked path against 128 select + one stack.
+// A measurement (printed) with a loose bound: the best of 30 runs of a batch
+// of 128 via the stacked path against 128 selects and one stack. The best
+// run, not the mean, so that a busy machine does not make it flaky; the
+// optimized figures are in docs/data.md.
 TEST(MNIST, StackedBatchIsFasterThanPerExample) {
   MNIST set(kFashion, MNIST::Mode::kTest);
   std::vector<size_t> indices(128);
@@ -250,16 +253,19 @@ TEST(MNIST, StackedBatchIsFasterThanPerExample) {
     indices[i] = (i * 7919) % 10000;
   }
   torch::data::transforms::Stack<> stack;
-  const auto time = [](auto&& f) {
-    f();
-    const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < 50; ++i) f();
-    return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
-               .count() /
-           50;
+  const auto best_of = [](auto&& f) {
+    double best = 1e300;
+    for (int i = 0; i < 30; ++i) {
+      const auto start = std::chrono::steady_clock::now();
+      f();
+      best = std::min(
+          best, std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start)
+                    .count());
+    }
+    return best;
   };
-  const double generic = time([&] { stack.apply_batch(set.get_batch(indices)); });
-  const double fast = time([&] { set.get_stacked_batch(indices); });
+  const double generic = best_of([&] { stack.apply_batch(set.get_batch(indices)); });
+  const double fast = best_of([&] { set.get_stacked_batch(indices); });
   std::printf("MNIST batch of 128: per-example + Stack %.1f us, stacked %.1f us (%.1fx)\n", generic,
               fast, generic / fast);
   EXPECT_LT(fast, generic);

@@ -110,6 +110,17 @@ TEST(MNIST, TruncatedGzipStreamIsTruncation) {
               AllOf(HasSubstr(path + " is truncated"), HasSubstr("expected 2368 bytes")));
 }
 
+TEST(MNIST, CorruptGzipDataIsAnError) {
+  const std::string dir = ember_test::fresh_dir("mnist_corrupt_gz");
+  write_set(dir, "train", ember_test::idx_images(3), ember_test::idx_labels(3), true);
+  const std::string path = dir + "/train-images-idx3-ubyte.gz";
+  Bytes gz = ember_test::read_file(path);
+  for (size_t i = 20; i < gz.size() - 8; i += 7) gz[i] ^= 0x5a;  // after the gzip header
+  ember_test::write_file(path, gz);
+  EXPECT_THAT(errorOf([&] { MNIST set(dir); }),
+              AllOf(HasSubstr("MNIST: cannot read " + path), HasSubstr("(corrupt gzip data?)")));
+}
+
 TEST(MNIST, TruncatedHeaderAndLabels) {
   const std::string dir = ember_test::fresh_dir("mnist_truncated_header");
   write_set(dir, "train", Bytes{0, 0, 8}, ember_test::idx_labels(3), false);

@@ -511,9 +511,9 @@ void dump_string(std::string& out, const std::string& s) {
   out += '"';
 }
 
-// Iterative over an explicit stack would avoid recursion; dump's depth is
-// bounded by what the caller built, and the checkpoint writer builds two
-// levels.
+// Recursive: parse() limits the nesting of what it reads to 64 levels, and
+// the checkpoint writer builds two; a caller who builds a deeper Value
+// pays one stack frame per level.
 void dump_value(std::string& out, const Value& v) {
   switch (v.kind()) {
     case Value::Kind::kNull:

@@ -1,0 +1,121 @@
+// torch::serialize::json: strict parsing (every error with its byte offset),
+// escapes and surrogates, numbers, and writing.
+#include "nn/serialize/json.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+
+#include "tests/support/error_of.h"
+
+namespace {
+
+using ember_test::errorOf;
+using ::testing::HasSubstr;
+namespace json = torch::serialize::json;
+
+TEST(Json, ParsesEveryKindInDocumentOrder) {
+  json::Value v = json::parse(
+      " {\"b\": [1, -2, 3.5, 1e3, -0.25E-2], \"a\": {\"t\": true, \"f\": false, \"n\": null},"
+      " \"s\": \"x\"}\n");
+  ASSERT_EQ(v.kind(), json::Value::Kind::kObject);
+  ASSERT_EQ(v.members().size(), 3u);
+  EXPECT_EQ(v.members()[0].first, "b");  // document order, not sorted
+  const auto& b = v.at("b").items();
+  EXPECT_EQ(b[0].as_int(), 1);
+  EXPECT_EQ(b[1].as_int(), -2);
+  EXPECT_FALSE(b[2].is_integer());
+  EXPECT_DOUBLE_EQ(b[2].as_double(), 3.5);
+  EXPECT_DOUBLE_EQ(b[3].as_double(), 1000.0);
+  EXPECT_DOUBLE_EQ(b[4].as_double(), -0.0025);
+  EXPECT_TRUE(v.at("a").at("t").as_bool());
+  EXPECT_FALSE(v.at("a").at("f").as_bool());
+  EXPECT_EQ(v.at("a").at("n").kind(), json::Value::Kind::kNull);
+  EXPECT_EQ(v.at("s").as_string(), "x");
+  EXPECT_EQ(v.find("zz"), nullptr);
+}
+
+TEST(Json, IntegersKeepInt64Precision) {
+  EXPECT_EQ(json::parse("9223372036854775807").as_int(), std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(json::parse("-9223372036854775808").as_int(), std::numeric_limits<int64_t>::min());
+  json::Value big = json::parse("9223372036854775808");
+  EXPECT_FALSE(big.is_integer());
+  EXPECT_DOUBLE_EQ(big.as_double(), 9223372036854775808.0);
+  EXPECT_THAT(errorOf([&] { big.as_int(); }), HasSubstr("JSON: expected an integer"));
+}
+
+TEST(Json, StringEscapesAndSurrogatePairs) {
+  EXPECT_EQ(json::parse(R"("a\"b\\c\/d\b\f\n\r\t")").as_string(), "a\"b\\c/d\b\f\n\r\t");
+  EXPECT_EQ(json::parse(R"("\u00e9\u4e2d\ud83d\ude00")").as_string(),
+            "\xc3\xa9\xe4\xb8\xad\xf0\x9f\x98\x80");
+  EXPECT_EQ(json::parse("\"caf\xc3\xa9\"").as_string(), "caf\xc3\xa9");
+}
+
+TEST(Json, SyntaxErrorsGiveTheirByteOffset) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"", "unexpected end of input, expected a value at byte 0"},
+      {"[1,]", "unexpected ']', expected a value at byte 3"},
+      {"{\"a\":1,}", "expected a string key, got '}' at byte 7"},
+      {"{\"a\" 1}", "expected ':' after a key at byte 5"},
+      {"{\"a\":1 \"b\":2}", "expected ',' or '}', got '\"' at byte 7"},
+      {"[1 2]", "expected ',' or ']', got '2' at byte 3"},
+      {"[1", "unexpected end of input, expected ',' or ']' at byte 2"},
+      {"01", "leading zero in a number at byte 1"},
+      {"-", "expected a digit at byte 1"},
+      {"1.", "expected a digit after the decimal point at byte 2"},
+      {"1e+", "expected a digit in the exponent at byte 3"},
+      {"1e999", "number 1e999 is out of double's range at byte 0"},
+      {"\"abc", "unterminated string at byte 4"},
+      {"\"a\nb\"", "control character \\x0a in a string (escape it) at byte 2"},
+      {"\"\\x\"", "invalid escape '\\x' at byte 2"},
+      {"\"\\u12g4\"", "invalid hex digit 'g' in a \\u escape at byte 5"},
+      {"\"\\udc00\"", "lone low surrogate in a \\u escape at byte 1"},
+      {"\"\\ud83d x\"", "high surrogate not followed by a low surrogate at byte 1"},
+      {"{\"k\":1,\"k\":2}", "duplicate key \"k\" at byte 7"},
+      {"tru", "invalid literal (expected \"true\") at byte 0"},
+      {"nul", "invalid literal (expected \"null\") at byte 0"},
+      {"{} x", "unexpected 'x' after the document at byte 3"},
+      {"'a'", "unexpected ''', expected a value at byte 0"},
+  };
+  for (const auto& [text, message] : cases) {
+    EXPECT_THAT(errorOf([&] { json::parse(text); }), HasSubstr(std::string("JSON: ") + message))
+        << text;
+  }
+  std::string deep(65, '[');
+  deep += std::string(65, ']');
+  EXPECT_THAT(errorOf([&] { json::parse(deep); }),
+              HasSubstr("JSON: nesting deeper than 64 levels at byte 64"));
+  std::string ok(64, '[');
+  ok += std::string(64, ']');
+  EXPECT_EQ(json::parse(ok).kind(), json::Value::Kind::kArray);
+}
+
+TEST(Json, AccessorsCheckTheKind) {
+  json::Value v = json::parse("[1]");
+  EXPECT_THAT(errorOf([&] { v.as_string(); }), HasSubstr("JSON: expected a string, got an array"));
+  EXPECT_THAT(errorOf([&] { v.at("x"); }), HasSubstr("JSON: expected an object, got an array"));
+  EXPECT_THAT(errorOf([&] { json::parse("{}").at("x"); }),
+              HasSubstr("JSON: the object has no member \"x\""));
+  EXPECT_THAT(errorOf([&] { json::Value().as_bool(); }),
+              HasSubstr("JSON: expected a boolean, got null"));
+}
+
+TEST(Json, DumpIsCompactAndEscapesLikePython) {
+  json::Value v = json::Value::object(
+      {{"s", json::Value::string("q\" b\\ t\t n\n \x01 caf\xc3\xa9")},
+       {"a", json::Value::array({json::Value::integer(-3), json::Value::number(0.5),
+                                 json::Value::boolean(true), json::Value()})},
+       {"o", json::Value::object({})}});
+  const std::string text = json::dump(v);
+  EXPECT_EQ(text,
+            "{\"s\":\"q\\\" b\\\\ t\\t n\\n \\u0001 caf\xc3\xa9\",\"a\":[-3,0.5,true,null],"
+            "\"o\":{}}");
+  EXPECT_EQ(json::dump(json::parse(text)), text);
+  EXPECT_THAT(errorOf([] { json::dump(json::Value::number(std::nan(""))); }),
+              HasSubstr("JSON: cannot write the non-finite number"));
+}
+
+}  // namespace

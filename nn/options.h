@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <variant>
@@ -51,6 +52,12 @@ struct ConvOptions {
   // Integers, or torch::kValid (no padding) or torch::kSame (output size
   // equals input size; stride 1 only).
   TORCH_ARG(padding_t, padding) = ExpandingArray<D>(0);
+
+ public:
+  // padding({1, 0}): a braced list cannot initialize the variant directly.
+  decltype(auto) padding(std::initializer_list<int64_t> list) {
+    return padding(padding_t(ExpandingArray<D>(list)));
+  }
   TORCH_ARG(ExpandingArray<D>, dilation) = 1;
   TORCH_ARG(int64_t, groups) = 1;
   TORCH_ARG(bool, bias) = true;
@@ -66,6 +73,11 @@ struct ConvFuncOptions {
   TORCH_ARG(Tensor, bias);
   TORCH_ARG(ExpandingArray<D>, stride) = 1;
   TORCH_ARG(padding_t, padding) = ExpandingArray<D>(0);
+
+ public:
+  decltype(auto) padding(std::initializer_list<int64_t> list) {
+    return padding(padding_t(ExpandingArray<D>(list)));
+  }
   TORCH_ARG(ExpandingArray<D>, dilation) = 1;
   TORCH_ARG(int64_t, groups) = 1;
 };

@@ -133,6 +133,8 @@ Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor&
   check_defined("batch_norm", "input", input);
   TORCH_CHECK(input.dim() >= 2, "batch_norm: expected an input [N, C, *] with at least 2 "
               "dimensions, but got sizes ", input.sizes(), ".");
+  TORCH_CHECK(input.size(1) > 0, "batch_norm: the input has no channels (sizes ",
+              input.sizes(), "); dimension 1 holds the channels and must be non-empty.");
   if (options.training()) {
     TORCH_CHECK(input.numel() / input.size(1) > 1, "batch_norm: expected more than 1 value per "
                 "channel when training, got input sizes ", input.sizes(),

@@ -195,6 +195,13 @@ TEST(Functional, Errors) {
               HasSubstr("batch_norm: momentum is unset"));
   EXPECT_THAT(errorOf([&] { F::batch_norm(x, torch::zeros({3}), torch::Tensor()); }),
               HasSubstr("running_mean and running_var must both be defined or both undefined"));
+  EXPECT_THAT(errorOf([&] {
+                F::batch_norm(torch::ones({2, 0, 3}), torch::Tensor(), torch::Tensor(),
+                              F::BatchNormFuncOptions().training(true));
+              }),
+              HasSubstr("batch_norm: the input has no channels (sizes [2, 0, 3])"));
+  EXPECT_THAT(errorOf([&] { F::batch_norm(torch::ones({3}), torch::zeros({3}), torch::ones({3})); }),
+              HasSubstr("batch_norm: expected an input [N, C, *] with at least 2 dimensions"));
   EXPECT_THAT(errorOf([&] { F::gelu(x, F::GELUFuncOptions().approximate("erf")); }),
               HasSubstr("gelu: approximate must be \"none\" or \"tanh\", but got \"erf\""));
   EXPECT_THAT(errorOf([&] { F::linear(x, torch::ones({3})); }),

@@ -147,7 +147,8 @@ class Module : public std::enable_shared_from_this<Module> {
 
   // ---- registration ----
   // Registers `tensor` as parameter `name` and returns a reference to the
-  // stored handle. requires_grad is set on it when it is defined; an
+  // stored handle (valid until the next registration on this module: copy
+  // it, `weight = register_parameter(...)`). requires_grad is set on it when it is defined; an
   // undefined tensor (e.g. an absent bias) is kept but skipped by
   // parameters(). The name must be non-empty, contain no '.', and not
   // name another parameter, buffer or submodule of this module.

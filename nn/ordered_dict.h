@@ -119,8 +119,9 @@ class OrderedDict {
   bool is_empty() const noexcept { return items_.empty(); }
 
   // ---- modifiers ----
-  // Inserts `key` -> `value` at the end and returns the stored value;
-  // throws if the key is already present.
+  // Inserts `key` -> `value` at the end and returns the stored value (a
+  // reference valid until the next insertion); throws if the key is
+  // already present.
   template <typename K, typename V>
   Value& insert(K&& key, V&& value) {
     Key k(std::forward<K>(key));

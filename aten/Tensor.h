@@ -148,6 +148,12 @@ class Tensor : public TensorBase {
     }
   }
   void remove_hook(unsigned pos) const { impl::GetVariableHooks()->remove_hook(*this, pos); }
+  // Makes this tensor share `new_data`'s storage, shape, dtype and device
+  // while keeping its identity: its autograd state (requires_grad, grad,
+  // hooks) and every handle on it stay (nn::Module::to uses this).
+  void set_data(const Tensor& new_data) const {
+    impl::GetVariableHooks()->set_data(*this, new_data);
+  }
   // The version counter's value (bumped by in-place ops).
   int64_t _version() const { return static_cast<int64_t>(impl()->version()); }
 

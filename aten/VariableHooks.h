@@ -42,6 +42,7 @@ struct VariableHooksInterface {
   virtual unsigned register_hook(const Tensor& self,
                                  std::function<Tensor(const Tensor&)> hook) const = 0;
   virtual void remove_hook(const Tensor& self, unsigned pos) const = 0;
+  virtual void set_data(const Tensor& self, const Tensor& new_data) const = 0;
 };
 
 // Installs the hooks (once, from the autograd package; the object must live

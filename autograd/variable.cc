@@ -222,6 +222,23 @@ struct Hooks final : at::impl::VariableHooksInterface {
                 pos, " passed to remove_hook; use the handle register_hook returned.");
     *meta->hooks_[pos] = nullptr;
   }
+  void set_data(const at::Tensor& self, const at::Tensor& new_data) const override {
+    TORCH_CHECK(self.defined() && new_data.defined(), "set_data: both tensors must be "
+                "defined, but ", self.defined() ? "new_data" : "self", " is undefined.");
+    AutogradMeta* meta = impl::get_autograd_meta(self);
+    if (meta != nullptr) {
+      TORCH_CHECK(meta->grad_fn_ == nullptr,
+                  "set_data: the tensor has autograd history (a grad_fn); only a leaf's "
+                  "data can be replaced. Call it on a leaf, or detach() first.");
+      // A leaf's AccumulateGrad records the dtype and device gradients must
+      // have; a later graph gets a fresh one with the new metadata.
+      if (new_data.scalar_type() != self.scalar_type() || new_data.device() != self.device()) {
+        std::lock_guard<std::mutex> lock(meta->mutex_);
+        meta->grad_accumulator_.reset();
+      }
+    }
+    self.unsafeGetTensorImpl()->shallow_copy_from(*new_data.unsafeGetTensorImpl());
+  }
 };
 
 const bool g_installed = [] {

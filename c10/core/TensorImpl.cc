@@ -196,6 +196,19 @@ void TensorImpl::set_storage_keep_dtype(Storage storage) {
   device_ = storage_.device();
 }
 
+void TensorImpl::shallow_copy_from(const TensorImpl& src) {
+  TORCH_CHECK(src.storage_ && storage_, "shallow_copy_from: both tensors must be "
+              "defined; an undefined tensor has no data to share.");
+  if (&src == this) return;
+  storage_ = src.storage_;
+  device_ = src.device_;
+  key_set_ = src.key_set_;
+  dtype_ = src.dtype_;
+  itemsize_ = src.itemsize_;
+  is_wrapped_number_ = false;
+  set_sizes_and_strides(src.sizes(), src.strides(), src.storage_offset_);
+}
+
 void TensorImpl::set_wrapped_number(bool value) {
   TORCH_CHECK(!value || dim() == 0, "set_wrapped_number: only a 0-dim tensor "
               "can be a wrapped number, but this one has ", dim(),

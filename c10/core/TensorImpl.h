@@ -198,6 +198,10 @@ class TensorImpl : public intrusive_ptr_target {
   bool has_storage() const { return static_cast<bool>(storage_); }
   // Replaces the storage, keeping dtype, sizes and strides.
   void set_storage_keep_dtype(Storage storage);
+  // Makes this tensor a shallow copy of `src`: its storage, sizes, strides,
+  // offset, dtype, device and keys. Keeps this tensor's autograd metadata
+  // and version counter, so handles on it stay valid (at::Tensor::set_data).
+  void shallow_copy_from(const TensorImpl& src);
   // Address of the first element: storage data + offset * itemsize. Null
   // when there is no storage or it holds no bytes.
   void* data() const {

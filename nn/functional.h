@@ -1,0 +1,83 @@
+// nn/functional.h — torch::nn::functional: the stateless forms of the layers
+// and losses, as libtorch's torch/nn/functional.h.
+//
+//   namespace F = torch::nn::functional;
+//   auto h = F::relu(F::conv2d(x, w, F::Conv2dFuncOptions().padding(1)));
+//   auto p = F::max_pool2d(h, F::MaxPool2dFuncOptions(2));
+//   auto loss = F::cross_entropy(logits, target,
+//                                F::CrossEntropyFuncOptions().label_smoothing(0.1));
+//
+// Each function checks its options (and, where the aten op would give a
+// less helpful message, the input's shape) and calls the aten op, so it is
+// differentiable through the op's registered backward. Undefined optional
+// tensors (weight, bias, ...) mean "none".
+#pragma once
+
+#include "nn/loss_options.h"
+#include "nn/options.h"
+#include "nn/types.h"
+
+namespace torch {
+namespace nn {
+namespace functional {
+
+// ---- layers ----
+// input @ weight^T + bias; input [*, in], weight [out, in], bias [out].
+Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {});
+
+// 2-d convolution of input [N, C_in, H, W] (or [C_in, H, W]) with weight
+// [C_out, C_in / groups, kH, kW].
+Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& options = {});
+
+Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& options);
+Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& options);
+
+// Batch normalization over dim 1 of input [N, C, *]. In training the batch
+// statistics are used and running_mean/var (if defined) updated in place
+// with options.momentum; otherwise running_mean/var are used.
+Tensor batch_norm(const Tensor& input, const Tensor& running_mean, const Tensor& running_var,
+                  const BatchNormFuncOptions& options = {});
+// Normalizes over the trailing dimensions given by normalized_shape.
+Tensor layer_norm(const Tensor& input, const LayerNormFuncOptions& options);
+namespace detail {
+// layer_norm without building options (LayerNorm's forward).
+Tensor layer_norm(const Tensor& input, at::IntArrayRef normalized_shape, const Tensor& weight,
+                  const Tensor& bias, double eps);
+}  // namespace detail
+
+// Rows of weight [num_embeddings, dim] picked by integer input.
+Tensor embedding(const Tensor& input, const Tensor& weight,
+                 const EmbeddingFuncOptions& options = {});
+
+// Zeroes elements with probability p and scales the rest by 1 / (1 - p)
+// when options.training(); the identity otherwise.
+Tensor dropout(Tensor input, const DropoutFuncOptions& options = {});
+
+// ---- activations and reshaping ----
+Tensor relu(Tensor input, const ReLUFuncOptions& options = {});
+Tensor gelu(const Tensor& input, const GELUFuncOptions& options = {});
+Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options);
+Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options);
+// Ember addition (libtorch has torch::flatten and nn::Flatten only).
+Tensor flatten(const Tensor& input, const FlattenFuncOptions& options = {});
+
+// ---- losses ----
+// input: logits [N, C] (or [C], or [N, C, d1, ...]); target: class indices
+// (int64, [N] ...) or class probabilities (the input's shape).
+Tensor cross_entropy(const Tensor& input, const Tensor& target,
+                     const CrossEntropyFuncOptions& options = {});
+// input: log-probabilities [N, C] (or [C], or [N, C, d1, ...]); target:
+// class indices.
+Tensor nll_loss(const Tensor& input, const Tensor& target, const NLLLossFuncOptions& options = {});
+Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOptions& options = {});
+// input: probabilities in [0, 1]; target: same shape.
+Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
+                            const BinaryCrossEntropyFuncOptions& options = {});
+// input: logits; target: same shape.
+Tensor binary_cross_entropy_with_logits(
+    const Tensor& input, const Tensor& target,
+    const BinaryCrossEntropyWithLogitsFuncOptions& options = {});
+
+}  // namespace functional
+}  // namespace nn
+}  // namespace torch

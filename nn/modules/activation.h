@@ -1,0 +1,100 @@
+// nn/modules/activation.h — torch::nn::ReLU, GELU, Tanh, Sigmoid, Softmax,
+// LogSoftmax and Dropout: modules without parameters.
+//
+//   torch::nn::Sequential head(torch::nn::ReLU(), torch::nn::Dropout(0.2),
+//                              torch::nn::Linear(64, 10), torch::nn::LogSoftmax(1));
+#pragma once
+
+#include <ostream>
+
+#include "nn/module.h"
+#include "nn/options.h"
+#include "nn/pimpl.h"
+
+namespace torch {
+namespace nn {
+
+// torch::nn::ReLUImpl — max(x, 0); inplace overwrites the input.
+class ReLUImpl : public Module {
+ public:
+  explicit ReLUImpl(const ReLUOptions& options = {}) : options(options) {}
+  void reset() {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(Tensor input);
+
+  ReLUOptions options;
+};
+TORCH_MODULE(ReLU);
+
+// torch::nn::GELUImpl — x * Φ(x), exact ("none") or tanh-approximated.
+class GELUImpl : public Module {
+ public:
+  explicit GELUImpl(GELUOptions options = {});
+  void reset();
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+
+  GELUOptions options;
+};
+TORCH_MODULE(GELU);
+
+// torch::nn::TanhImpl
+class TanhImpl : public Module {
+ public:
+  void reset() {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+};
+TORCH_MODULE(Tanh);
+
+// torch::nn::SigmoidImpl
+class SigmoidImpl : public Module {
+ public:
+  void reset() {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+};
+TORCH_MODULE(Sigmoid);
+
+// torch::nn::SoftmaxImpl — softmax along options.dim().
+class SoftmaxImpl : public Module {
+ public:
+  explicit SoftmaxImpl(int64_t dim) : SoftmaxImpl(SoftmaxOptions(dim)) {}
+  explicit SoftmaxImpl(const SoftmaxOptions& options) : options(options) {}
+  void reset() {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+
+  SoftmaxOptions options;
+};
+TORCH_MODULE(Softmax);
+
+// torch::nn::LogSoftmaxImpl — log(softmax) along options.dim(), computed stably.
+class LogSoftmaxImpl : public Module {
+ public:
+  explicit LogSoftmaxImpl(int64_t dim) : LogSoftmaxImpl(LogSoftmaxOptions(dim)) {}
+  explicit LogSoftmaxImpl(const LogSoftmaxOptions& options) : options(options) {}
+  void reset() {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+
+  LogSoftmaxOptions options;
+};
+TORCH_MODULE(LogSoftmax);
+
+// torch::nn::DropoutImpl — in training, zeroes each element with
+// probability p and scales the others by 1 / (1 - p); in eval, the identity.
+class DropoutImpl : public Module {
+ public:
+  explicit DropoutImpl(double p) : DropoutImpl(DropoutOptions(p)) {}
+  explicit DropoutImpl(const DropoutOptions& options = {});
+  void reset();
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(Tensor input);
+
+  DropoutOptions options;
+};
+TORCH_MODULE(Dropout);
+
+}  // namespace nn
+}  // namespace torch

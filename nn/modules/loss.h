@@ -1,0 +1,88 @@
+// nn/modules/loss.h — the loss modules: CrossEntropyLoss, NLLLoss, MSELoss,
+// BCELoss, BCEWithLogitsLoss (forward(input, target)).
+//
+//   torch::nn::CrossEntropyLoss criterion;
+//   auto loss = criterion(logits, labels);   // mean over the batch
+//
+// Each holds its options; a class weight (and pos_weight) is registered as
+// a buffer, so it follows to() and checkpoints.
+#pragma once
+
+#include <ostream>
+
+#include "nn/loss_options.h"
+#include "nn/module.h"
+#include "nn/pimpl.h"
+
+namespace torch {
+namespace nn {
+
+// torch::nn::CrossEntropyLossImpl — log_softmax + nll_loss, with
+// label_smoothing; targets are class indices or class probabilities.
+class CrossEntropyLossImpl : public Module {
+ public:
+  explicit CrossEntropyLossImpl(const CrossEntropyLossOptions& options = {});
+  void reset();
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input, const Tensor& target);
+
+  CrossEntropyLossOptions options;
+  Tensor weight;
+};
+TORCH_MODULE(CrossEntropyLoss);
+
+// torch::nn::NLLLossImpl — the negative log likelihood of log-probabilities.
+class NLLLossImpl : public Module {
+ public:
+  explicit NLLLossImpl(const NLLLossOptions& options = {});
+  void reset();
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input, const Tensor& target);
+
+  NLLLossOptions options;
+  Tensor weight;
+};
+TORCH_MODULE(NLLLoss);
+
+// torch::nn::MSELossImpl — the mean (or sum) of squared differences.
+class MSELossImpl : public Module {
+ public:
+  explicit MSELossImpl(const MSELossOptions& options = {}) : options(options) {}
+  void reset() {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input, const Tensor& target);
+
+  MSELossOptions options;
+};
+TORCH_MODULE(MSELoss);
+
+// torch::nn::BCELossImpl — binary cross entropy of probabilities.
+class BCELossImpl : public Module {
+ public:
+  explicit BCELossImpl(const BCELossOptions& options = {});
+  void reset();
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input, const Tensor& target);
+
+  BCELossOptions options;
+  Tensor weight;
+};
+TORCH_MODULE(BCELoss);
+
+// torch::nn::BCEWithLogitsLossImpl — sigmoid + binary cross entropy,
+// computed stably from logits.
+class BCEWithLogitsLossImpl : public Module {
+ public:
+  explicit BCEWithLogitsLossImpl(const BCEWithLogitsLossOptions& options = {});
+  void reset();
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input, const Tensor& target);
+
+  BCEWithLogitsLossOptions options;
+  Tensor weight;
+  Tensor pos_weight;
+};
+TORCH_MODULE(BCEWithLogitsLoss);
+
+}  // namespace nn
+}  // namespace torch

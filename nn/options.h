@@ -1,0 +1,251 @@
+// nn/options.h — the Options classes of the layers and of their functional
+// forms (torch::nn::LinearOptions, Conv2dOptions, ..., and the
+// torch::nn::functional::*FuncOptions), as libtorch's torch/nn/options/*.h.
+//
+//   torch::nn::Conv2d conv(torch::nn::Conv2dOptions(1, 32, 3).padding(1).bias(false));
+//   auto y = F::max_pool2d(x, F::MaxPool2dFuncOptions(2).stride(2));
+//
+// Each option is a TORCH_ARG (chained setter, getter); defaults are
+// PyTorch's. Options are checked when a module or function uses them, not
+// when they are set. The loss options are in nn/loss_options.h.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "nn/arg.h"
+#include "nn/enum.h"
+#include "nn/expanding_array.h"
+#include "nn/types.h"
+
+namespace torch {
+namespace nn {
+
+// ---- Linear ----
+struct LinearOptions {
+  LinearOptions(int64_t in_features, int64_t out_features)
+      : in_features_(in_features), out_features_(out_features) {}
+  TORCH_ARG(int64_t, in_features);
+  TORCH_ARG(int64_t, out_features);
+  TORCH_ARG(bool, bias) = true;
+};
+
+// ---- Conv2d ----
+using conv_padding_mode_t =
+    std::variant<enumtype::kZeros, enumtype::kReflect, enumtype::kReplicate, enumtype::kCircular>;
+template <size_t D>
+using conv_padding_t = std::variant<ExpandingArray<D>, enumtype::kValid, enumtype::kSame>;
+
+template <size_t D>
+struct ConvOptions {
+  using padding_t = conv_padding_t<D>;
+  ConvOptions(int64_t in_channels, int64_t out_channels, ExpandingArray<D> kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
+  TORCH_ARG(int64_t, in_channels);
+  TORCH_ARG(int64_t, out_channels);
+  TORCH_ARG(ExpandingArray<D>, kernel_size);
+  TORCH_ARG(ExpandingArray<D>, stride) = 1;
+  // Integers, or torch::kValid (no padding) or torch::kSame (output size
+  // equals input size; stride 1 only).
+  TORCH_ARG(padding_t, padding) = ExpandingArray<D>(0);
+
+ public:
+  // padding({1, 0}): a braced list cannot initialize the variant directly.
+  decltype(auto) padding(std::initializer_list<int64_t> list) {
+    return padding(padding_t(ExpandingArray<D>(list)));
+  }
+  TORCH_ARG(ExpandingArray<D>, dilation) = 1;
+  TORCH_ARG(int64_t, groups) = 1;
+  TORCH_ARG(bool, bias) = true;
+  // Only torch::kZeros is implemented; the others are rejected by the module.
+  TORCH_ARG(conv_padding_mode_t, padding_mode) = torch::kZeros;
+};
+using Conv2dOptions = ConvOptions<2>;
+
+namespace functional {
+template <size_t D>
+struct ConvFuncOptions {
+  using padding_t = conv_padding_t<D>;
+  TORCH_ARG(Tensor, bias);
+  TORCH_ARG(ExpandingArray<D>, stride) = 1;
+  TORCH_ARG(padding_t, padding) = ExpandingArray<D>(0);
+
+ public:
+  decltype(auto) padding(std::initializer_list<int64_t> list) {
+    return padding(padding_t(ExpandingArray<D>(list)));
+  }
+  TORCH_ARG(ExpandingArray<D>, dilation) = 1;
+  TORCH_ARG(int64_t, groups) = 1;
+};
+using Conv2dFuncOptions = ConvFuncOptions<2>;
+}  // namespace functional
+
+// ---- pooling ----
+template <size_t D>
+struct MaxPoolOptions {
+  MaxPoolOptions(ExpandingArray<D> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
+  TORCH_ARG(ExpandingArray<D>, kernel_size);
+  // Defaults to kernel_size.
+  TORCH_ARG(ExpandingArray<D>, stride);
+  TORCH_ARG(ExpandingArray<D>, padding) = 0;
+  TORCH_ARG(ExpandingArray<D>, dilation) = 1;
+  TORCH_ARG(bool, ceil_mode) = false;
+};
+using MaxPool2dOptions = MaxPoolOptions<2>;
+
+template <size_t D>
+struct AvgPoolOptions {
+  AvgPoolOptions(ExpandingArray<D> kernel_size) : kernel_size_(kernel_size), stride_(kernel_size) {}
+  TORCH_ARG(ExpandingArray<D>, kernel_size);
+  // Defaults to kernel_size.
+  TORCH_ARG(ExpandingArray<D>, stride);
+  TORCH_ARG(ExpandingArray<D>, padding) = 0;
+  TORCH_ARG(bool, ceil_mode) = false;
+  TORCH_ARG(bool, count_include_pad) = true;
+  TORCH_ARG(std::optional<int64_t>, divisor_override) = std::nullopt;
+};
+using AvgPool2dOptions = AvgPoolOptions<2>;
+
+namespace functional {
+using MaxPool2dFuncOptions = MaxPool2dOptions;
+using AvgPool2dFuncOptions = AvgPool2dOptions;
+}  // namespace functional
+
+// ---- normalization ----
+struct BatchNormOptions {
+  /* implicit */ BatchNormOptions(int64_t num_features) : num_features_(num_features) {}
+  TORCH_ARG(int64_t, num_features);
+  TORCH_ARG(double, eps) = 1e-5;
+  // nullopt: a cumulative moving average (1 / num_batches_tracked).
+  TORCH_ARG(std::optional<double>, momentum) = 0.1;
+  TORCH_ARG(bool, affine) = true;
+  TORCH_ARG(bool, track_running_stats) = true;
+};
+using BatchNorm2dOptions = BatchNormOptions;
+
+struct LayerNormOptions {
+  /* implicit */ LayerNormOptions(std::vector<int64_t> normalized_shape)
+      : normalized_shape_(std::move(normalized_shape)) {}
+  TORCH_ARG(std::vector<int64_t>, normalized_shape);
+  TORCH_ARG(double, eps) = 1e-5;
+  TORCH_ARG(bool, elementwise_affine) = true;
+};
+
+namespace functional {
+struct BatchNormFuncOptions {
+  TORCH_ARG(Tensor, weight);
+  TORCH_ARG(Tensor, bias);
+  TORCH_ARG(bool, training) = false;
+  TORCH_ARG(std::optional<double>, momentum) = 0.1;
+  TORCH_ARG(double, eps) = 1e-5;
+};
+struct LayerNormFuncOptions {
+  /* implicit */ LayerNormFuncOptions(std::vector<int64_t> normalized_shape)
+      : normalized_shape_(std::move(normalized_shape)) {}
+  TORCH_ARG(std::vector<int64_t>, normalized_shape);
+  TORCH_ARG(Tensor, weight);
+  TORCH_ARG(Tensor, bias);
+  TORCH_ARG(double, eps) = 1e-5;
+};
+}  // namespace functional
+
+// ---- dropout ----
+struct DropoutOptions {
+  /* implicit */ DropoutOptions(double p = 0.5) : p_(p) {}
+  TORCH_ARG(double, p);
+  TORCH_ARG(bool, inplace) = false;
+};
+
+namespace functional {
+struct DropoutFuncOptions {
+  TORCH_ARG(double, p) = 0.5;
+  TORCH_ARG(bool, training) = true;
+  TORCH_ARG(bool, inplace) = false;
+};
+}  // namespace functional
+
+// ---- embedding ----
+struct EmbeddingOptions {
+  EmbeddingOptions(int64_t num_embeddings, int64_t embedding_dim)
+      : num_embeddings_(num_embeddings), embedding_dim_(embedding_dim) {}
+  TORCH_ARG(int64_t, num_embeddings);
+  TORCH_ARG(int64_t, embedding_dim);
+  // Row whose gradient stays zero (negative counts from the end).
+  TORCH_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+  // Not implemented (Ember has no embedding_renorm_): a set value is rejected.
+  TORCH_ARG(std::optional<double>, max_norm) = std::nullopt;
+  TORCH_ARG(double, norm_type) = 2.;
+  TORCH_ARG(bool, scale_grad_by_freq) = false;
+  // Not implemented (no sparse tensors): true is rejected.
+  TORCH_ARG(bool, sparse) = false;
+  // An initial weight [num_embeddings, embedding_dim] instead of N(0, 1).
+  TORCH_ARG(Tensor, _weight);
+};
+
+struct EmbeddingFromPretrainedOptions {
+  TORCH_ARG(bool, freeze) = true;
+  TORCH_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+  TORCH_ARG(std::optional<double>, max_norm) = std::nullopt;
+  TORCH_ARG(double, norm_type) = 2.;
+  TORCH_ARG(bool, scale_grad_by_freq) = false;
+  TORCH_ARG(bool, sparse) = false;
+};
+
+namespace functional {
+struct EmbeddingFuncOptions {
+  TORCH_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
+  TORCH_ARG(std::optional<double>, max_norm) = std::nullopt;
+  TORCH_ARG(double, norm_type) = 2.;
+  TORCH_ARG(bool, scale_grad_by_freq) = false;
+  TORCH_ARG(bool, sparse) = false;
+};
+}  // namespace functional
+
+// ---- activations and reshaping ----
+struct ReLUOptions {
+  /* implicit */ ReLUOptions(bool inplace = false) : inplace_(inplace) {}
+  TORCH_ARG(bool, inplace);
+};
+
+struct GELUOptions {
+  // "none" (exact, with erf) or "tanh" (the tanh approximation).
+  TORCH_ARG(std::string, approximate) = "none";
+};
+
+struct SoftmaxOptions {
+  /* implicit */ SoftmaxOptions(int64_t dim) : dim_(dim) {}
+  TORCH_ARG(int64_t, dim);
+};
+struct LogSoftmaxOptions {
+  /* implicit */ LogSoftmaxOptions(int64_t dim) : dim_(dim) {}
+  TORCH_ARG(int64_t, dim);
+};
+
+struct FlattenOptions {
+  TORCH_ARG(int64_t, start_dim) = 1;
+  TORCH_ARG(int64_t, end_dim) = -1;
+};
+
+namespace functional {
+using ReLUFuncOptions = ReLUOptions;
+using GELUFuncOptions = GELUOptions;
+struct SoftmaxFuncOptions {
+  /* implicit */ SoftmaxFuncOptions(int64_t dim) : dim_(dim) {}
+  TORCH_ARG(int64_t, dim);
+  // The dtype the input is cast to before the operation.
+  TORCH_ARG(std::optional<ScalarType>, dtype) = std::nullopt;
+};
+struct LogSoftmaxFuncOptions {
+  /* implicit */ LogSoftmaxFuncOptions(int64_t dim) : dim_(dim) {}
+  TORCH_ARG(int64_t, dim);
+  TORCH_ARG(std::optional<ScalarType>, dtype) = std::nullopt;
+};
+using FlattenFuncOptions = FlattenOptions;
+}  // namespace functional
+
+}  // namespace nn
+}  // namespace torch

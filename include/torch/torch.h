@@ -1,11 +1,15 @@
 // <torch/torch.h> — the umbrella header of libtorch's C++ API: ATen, the
-// operator registry and autograd; nn and optim join as they land (see
+// operator registry, autograd, nn, optim, data and serialization (see
 // docs/compat.md).
 #pragma once
 
 #include <ATen/ATen.h>
 #include <torch/autograd.h>
+#include <torch/data.h>
 #include <torch/library.h>
+#include <torch/nn.h>
+#include <torch/optim.h>
+#include <torch/serialize.h>
 
 namespace torch {
 using namespace at;  // NOLINT: libtorch exposes at:: names under torch::

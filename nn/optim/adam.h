@@ -21,7 +21,7 @@
 #include <tuple>
 #include <vector>
 
-#include "nn/optim/arg.h"
+#include "nn/arg.h"
 #include "nn/optim/optimizer.h"
 
 namespace torch {

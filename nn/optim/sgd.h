@@ -18,7 +18,7 @@
 #include <memory>
 #include <vector>
 
-#include "nn/optim/arg.h"
+#include "nn/arg.h"
 #include "nn/optim/optimizer.h"
 
 namespace torch {

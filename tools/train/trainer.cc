@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <iomanip>
 #include <map>
 #include <memory>
@@ -172,12 +173,7 @@ void save_checkpoint(const std::string& path, const Config& config, DataKind kin
                      torch::nn::Sequential& model, torch::optim::Optimizer& optimizer,
                      const std::vector<EpochStats>& history) {
   std::vector<std::pair<std::string, at::Tensor>> tensors;
-  for (const auto& item : model->named_parameters()) {
-    tensors.emplace_back("model." + item.key(), item.value());
-  }
-  for (const auto& item : model->named_buffers()) {
-    tensors.emplace_back("model." + item.key(), item.value());
-  }
+  for (auto& [name, t] : torch::module_state(*model)) tensors.emplace_back("model." + name, t);
   for (auto& [name, t] : optimizer.named_state()) tensors.emplace_back("optimizer." + name, t);
   {
     const at::Generator& gen = at::detail::getDefaultCPUGenerator();
@@ -209,45 +205,25 @@ std::vector<EpochStats> load_checkpoint(const std::string& path, const Config& c
                 key == "data" ? "data (kind)" : key, "=", meta(key), ", but this run uses ",
                 value, "; resume with the same setting");
   }
-  std::map<std::string, at::Tensor> by_name;
-  std::vector<std::pair<std::string, at::Tensor>> optimizer_state;
+  std::vector<std::pair<std::string, at::Tensor>> model_state, optimizer_state;
   at::Tensor rng;
   for (auto& [name, t] : file.tensors) {
     if (name.rfind("model.", 0) == 0) {
-      by_name[name.substr(6)] = t;
+      model_state.emplace_back(name.substr(6), t);
     } else if (name.rfind("optimizer.", 0) == 0) {
       optimizer_state.emplace_back(name.substr(10), t);
     } else if (name == "rng") {
       rng = t;
     } else {
-      TORCH_CHECK(false, "train: checkpoint '", path, "' holds an unexpected tensor '", name,
-                  "'");
+      C10_THROW_ERROR(Error, "train: checkpoint '" + path + "' holds an unexpected tensor '" +
+                                 name + "'");
     }
   }
-  at::NoGradGuard no_grad;
-  auto restore = [&](const std::string& name, at::Tensor& target) {
-    auto it = by_name.find(name);
-    TORCH_CHECK(it != by_name.end(), "train: checkpoint '", path, "' has no tensor 'model.",
-                name, "' that the ", config.model, " model needs");
-    TORCH_CHECK(it->second.sizes() == target.sizes(), "train: checkpoint '", path,
-                "': tensor 'model.", name, "' has shape ", it->second.sizes(),
-                " but the model expects ", target.sizes(),
-                "; the checkpoint was written for a different model or data set");
-    TORCH_CHECK(it->second.scalar_type() == target.scalar_type(), "train: checkpoint '", path,
-                "': tensor 'model.", name, "' has dtype ", it->second.scalar_type(),
-                " but the model expects ", target.scalar_type());
-    target.copy_(it->second);
-    by_name.erase(it);
-  };
-  for (auto& item : model->named_parameters()) restore(item.key(), item.value());
-  for (auto& item : model->named_buffers()) restore(item.key(), item.value());
-  TORCH_CHECK(by_name.empty(), "train: checkpoint '", path, "' holds 'model.",
-              by_name.empty() ? std::string() : by_name.begin()->first,
-              "', which the ", config.model, " model does not have");
+  torch::load_module_state(*model, model_state, "checkpoint '" + path + "' (model)");
   optimizer.load_named_state(optimizer_state);
   TORCH_CHECK(rng.defined(), "train: checkpoint '", path, "' has no 'rng' tensor");
   {
-    const at::Generator& gen = at::detail::getDefaultCPUGenerator();
+    at::Generator gen = at::detail::getDefaultCPUGenerator();
     std::lock_guard<std::mutex> lock(gen.mutex());
     gen.set_state(rng);
   }
@@ -368,13 +344,13 @@ Result train(const Config& config, std::ostream& out) {
       torch::data::DataLoaderOptions().batch_size(config.batch_size).workers(1));
 
   out << "training " << config.model << " (" << result.parameters << " parameters) on "
-      << train_n << " images " << image_shape << " from " << config.data << ": "
+      << train_n << " images " << at::IntArrayRef(image_shape) << " from " << config.data << ": "
       << config.optimizer << " lr " << config.lr << ", batch " << config.batch_size << ", "
       << threads << " thread" << (threads == 1 ? "" : "s") << "\n";
 
   const bool on_terminal = config.progress == Config::Progress::kBar ||
-                           (config.progress == Config::Progress::kAuto && isatty(STDOUT_FILENO) &&
-                            &out == &std::cout);
+                           (config.progress == Config::Progress::kAuto &&
+                            isatty(STDOUT_FILENO) && &out == &std::cout);
   for (int64_t epoch = static_cast<int64_t>(result.epochs.size()) + 1; epoch <= config.epochs;
        ++epoch) {
     ProgressBar bar(out, epoch, config.epochs, batches,

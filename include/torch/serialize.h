@@ -1,0 +1,7 @@
+// <torch/serialize.h> — torch::save / torch::load of a module's parameters and
+// buffers, and torch::safetensors for named tensors; files are in the
+// safetensors format (see docs/serialize.md).
+#pragma once
+
+#include "nn/serialize/module.h"       // IWYU pragma: export
+#include "nn/serialize/safetensors.h"  // IWYU pragma: export

@@ -1,0 +1,111 @@
+// tools/train/main.cc — `./bazelw run //tools:train -- [flags]`: trains a model
+// on Fashion-MNIST (or any MNIST-format or CIFAR-10 binary folder) and reports
+// test accuracy. `--help` lists the flags; see docs/train.md.
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/flags/parse.h"
+#include "absl/flags/usage.h"
+#include "absl/flags/usage_config.h"
+#include "c10/util/Exception.h"
+#include "tools/train/trainer.h"
+
+ABSL_FLAG(std::string, model, "mlp",
+          "mlp (784-512-256-10, ReLU) or cnn (conv 3x3 32, pool, conv 3x3 64, pool, linear)");
+ABSL_FLAG(int64_t, epochs, 3, "number of epochs (with --resume: the total, counting done ones)");
+ABSL_FLAG(int64_t, batch_size, 128, "training batch size");
+ABSL_FLAG(double, lr, 0.1, "learning rate (default 0.1 for sgd, 0.001 for adam)");
+ABSL_FLAG(std::string, optimizer, "sgd", "sgd (momentum 0.9) or adam");
+ABSL_FLAG(int64_t, threads, 0, "threads for the ops; 0 = every core of the machine");
+ABSL_FLAG(std::string, device, "cpu", "cpu or cuda");
+ABSL_FLAG(uint64_t, seed, 1, "seed of the initial weights and of the shuffle");
+ABSL_FLAG(std::string, data, "/usr/share/datasets/fashion-mnist",
+          "folder with MNIST-format IDX files (train-images-idx3-ubyte[.gz], ...) or "
+          "CIFAR-10 binary files (data_batch_1.bin ... test_batch.bin)");
+ABSL_FLAG(std::string, save, "", "write a checkpoint (safetensors) here after every epoch");
+ABSL_FLAG(std::string, resume, "", "continue from a checkpoint written by --save");
+ABSL_FLAG(std::string, metrics, "", "write per-epoch figures to this CSV file");
+ABSL_FLAG(std::string, plot, "", "draw loss and accuracy per epoch into this PNG (gnuplot)");
+ABSL_FLAG(int64_t, train_samples, 0, "train on the first N images only (0 = all)");
+ABSL_FLAG(int64_t, test_samples, 0, "test on the first N images only (0 = all)");
+ABSL_FLAG(std::string, progress, "auto",
+          "auto (a bar on a terminal, else one line per epoch), bar, lines or quiet");
+
+int main(int argc, char** argv) {
+  absl::FlagsUsageConfig usage;
+  usage.contains_helpshort_flags = [](absl::string_view file) {
+    return file.find("tools/train/") != absl::string_view::npos;
+  };
+  usage.contains_help_flags = usage.contains_helpshort_flags;
+  absl::SetFlagsUsageConfig(usage);
+  absl::SetProgramUsageMessage(
+      "trains a model with Ember and reports test accuracy.\n"
+      "  bazel run //tools:train -- --model=cnn --epochs=3 --plot=/tmp/train.png");
+  // Whether --lr was given: its default depends on --optimizer.
+  bool lr_given = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--") break;
+    for (const char* prefix : {"--lr", "-lr"}) {
+      const std::string p = prefix;
+      if (a == p || a.rfind(p + "=", 0) == 0) lr_given = true;
+    }
+  }
+  std::vector<char*> rest = absl::ParseCommandLine(argc, argv);
+  if (rest.size() > 1) {
+    std::fprintf(stderr, "train: error: unexpected argument '%s'; flags look like --epochs=5 "
+                 "(see --help)\n", rest[1]);
+    return 1;
+  }
+  try {
+    tools::train::Config c;
+    c.model = absl::GetFlag(FLAGS_model);
+    c.epochs = absl::GetFlag(FLAGS_epochs);
+    c.batch_size = absl::GetFlag(FLAGS_batch_size);
+    c.optimizer = absl::GetFlag(FLAGS_optimizer);
+    c.lr = absl::GetFlag(FLAGS_lr);
+    if (c.optimizer == "adam" && !lr_given) c.lr = 0.001;
+    c.threads = absl::GetFlag(FLAGS_threads);
+    c.device = absl::GetFlag(FLAGS_device);
+    c.seed = absl::GetFlag(FLAGS_seed);
+    c.data = absl::GetFlag(FLAGS_data);
+    c.save = absl::GetFlag(FLAGS_save);
+    c.resume = absl::GetFlag(FLAGS_resume);
+    c.metrics = absl::GetFlag(FLAGS_metrics);
+    c.plot = absl::GetFlag(FLAGS_plot);
+    c.train_samples = absl::GetFlag(FLAGS_train_samples);
+    c.test_samples = absl::GetFlag(FLAGS_test_samples);
+    const std::string progress = absl::GetFlag(FLAGS_progress);
+    if (progress == "auto") {
+      c.progress = tools::train::Config::Progress::kAuto;
+    } else if (progress == "bar") {
+      c.progress = tools::train::Config::Progress::kBar;
+    } else if (progress == "lines") {
+      c.progress = tools::train::Config::Progress::kLines;
+    } else if (progress == "quiet") {
+      c.progress = tools::train::Config::Progress::kQuiet;
+    } else {
+      std::fprintf(stderr, "train: error: --progress must be auto, bar, lines or quiet, got '%s'\n",
+                   progress.c_str());
+      return 1;
+    }
+    tools::train::Result r = tools::train::train(c, std::cout);
+    const double mib = 1024.0 * 1024.0;
+    std::printf("test accuracy %.2f%% after %zu epochs; peak memory %.0f MiB (data set %.0f MiB "
+                "+ model %.1f MiB)\n",
+                100 * r.epochs.back().test_accuracy, r.epochs.size(), r.peak_rss_bytes / mib,
+                r.dataset_bytes / mib, r.model_bytes / mib);
+    if (!c.metrics.empty()) std::printf("metrics: %s\n", c.metrics.c_str());
+    if (!c.plot.empty()) std::printf("plot: %s\n", c.plot.c_str());
+    return 0;
+  } catch (const c10::Error& e) {
+    std::fprintf(stderr, "train: error: %s\n", e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "train: error: %s\n", e.what());
+  }
+  return 1;
+}

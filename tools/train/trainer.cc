@@ -332,16 +332,18 @@ Result train(const Config& config, std::ostream& out) {
   std::unique_ptr<torch::optim::Optimizer> optimizer =
       make_optimizer(config, model->parameters());
 
-  if (!config.resume.empty()) {
-    result.epochs = load_checkpoint(config.resume, config, kind, model, *optimizer);
-    out << "resumed from " << config.resume << " after epoch " << result.epochs.size() << "\n";
-  }
-
   const int64_t train_n = train_split.images.size(0);
   const int64_t batches = (train_n + config.batch_size - 1) / config.batch_size;
   auto loader = torch::data::make_data_loader(
       SplitDataset(std::move(train_split)),
       torch::data::DataLoaderOptions().batch_size(config.batch_size).workers(1));
+
+  // After the loader, whose construction may draw from the generator: the
+  // checkpoint's generator state then continues exactly where it was saved.
+  if (!config.resume.empty()) {
+    result.epochs = load_checkpoint(config.resume, config, kind, model, *optimizer);
+    out << "resumed from " << config.resume << " after epoch " << result.epochs.size() << "\n";
+  }
 
   out << "training " << config.model << " (" << result.parameters << " parameters) on "
       << train_n << " images " << at::IntArrayRef(image_shape) << " from " << config.data << ": "

@@ -1,0 +1,254 @@
+// The training job of //tools:train (tools/train/trainer.h): an end-to-end run
+// on a slice of the real Fashion-MNIST, checkpoints and resume, CIFAR-10
+// folders, and every way a user can feed it bad input.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "tests/support/error_of.h"
+#include "tools/train/trainer.h"
+
+namespace {
+
+using ::testing::HasSubstr;
+using tools::train::Config;
+
+const char* kFashion = "/usr/share/datasets/fashion-mnist";
+
+std::string temp_dir() {
+  const char* t = std::getenv("TEST_TMPDIR");
+  std::string dir = std::string(t != nullptr ? t : "/tmp") + "/train-XXXXXX";
+  EXPECT_NE(mkdtemp(dir.data()), nullptr);
+  return dir;
+}
+
+Config quick() {
+  Config c;
+  c.epochs = 1;
+  c.train_samples = 6000;
+  c.test_samples = 2000;
+  c.progress = Config::Progress::kQuiet;
+  c.threads = 2;
+  c.data = kFashion;
+  return c;
+}
+
+TEST(Train, MlpLearnsFashionMnistSliceWithinSeconds) {
+  Config c = quick();
+  std::ostringstream out;
+  tools::train::Result r = tools::train::train(c, out);
+  ASSERT_EQ(r.epochs.size(), 1u);
+  // 6,000 images, one epoch: an untrained model scores 10%; this one > 75%.
+  EXPECT_GT(r.epochs[0].test_accuracy, 0.75) << out.str();
+  EXPECT_LT(r.epochs[0].train_loss, 1.2);
+  EXPECT_EQ(r.parameters, 784 * 512 + 512 + 512 * 256 + 256 + 256 * 10 + 10);
+  EXPECT_THAT(out.str(), HasSubstr("epoch 1/1: train loss "));
+  EXPECT_THAT(out.str(), HasSubstr("test accuracy"));
+  // The per-epoch line only (not a terminal): no carriage returns.
+  EXPECT_EQ(out.str().find('\r'), std::string::npos);
+  EXPECT_EQ(r.dataset_bytes, (6000 + 2000) * (784 * 4 + 8));
+}
+
+TEST(Train, AdamAndCnnRun) {
+  Config c = quick();
+  c.model = "cnn";
+  c.optimizer = "adam";
+  c.lr = 0.001;
+  c.train_samples = 1024;
+  c.test_samples = 500;
+  c.batch_size = 64;
+  std::ostringstream out;
+  tools::train::Result r = tools::train::train(c, out);
+  EXPECT_GT(r.epochs[0].test_accuracy, 0.5) << out.str();
+  EXPECT_EQ(r.parameters, 32 * 9 + 32 + 64 * 32 * 9 + 64 + 64 * 7 * 7 * 10 + 10);
+}
+
+TEST(Train, ResumeContinuesExactlyAsAnUninterruptedRun) {
+  const std::string dir = temp_dir();
+  Config c = quick();
+  c.train_samples = 2000;
+  c.test_samples = 500;
+  c.epochs = 2;
+  std::ostringstream out;
+  const tools::train::Result straight = tools::train::train(c, out);
+
+  Config first = c;
+  first.epochs = 1;
+  first.save = dir + "/ckpt.safetensors";
+  tools::train::train(first, out);
+  Config second = c;
+  second.resume = first.save;
+  second.metrics = dir + "/metrics.csv";
+  const tools::train::Result resumed = tools::train::train(second, out);
+  EXPECT_THAT(out.str(), HasSubstr("resumed from " + first.save + " after epoch 1"));
+  ASSERT_EQ(resumed.epochs.size(), 2u);
+  for (int e = 0; e < 2; ++e) {
+    EXPECT_DOUBLE_EQ(resumed.epochs[e].train_loss, straight.epochs[e].train_loss) << e;
+    EXPECT_DOUBLE_EQ(resumed.epochs[e].test_accuracy, straight.epochs[e].test_accuracy) << e;
+  }
+  std::ifstream csv(second.metrics);
+  std::string header, row1, row2, extra;
+  std::getline(csv, header);
+  std::getline(csv, row1);
+  std::getline(csv, row2);
+  EXPECT_EQ(header, "epoch,train_loss,test_accuracy,epoch_seconds,samples_per_second");
+  EXPECT_EQ(row1.substr(0, 2), "1,");
+  EXPECT_EQ(row2.substr(0, 2), "2,");
+  EXPECT_FALSE(std::getline(csv, extra));
+
+  // The checkpoint is a plain safetensors file with the model's state.
+  torch::safetensors::File f = torch::safetensors::load(first.save);
+  EXPECT_EQ(f.metadata.at("model"), "mlp");
+  EXPECT_EQ(f.metadata.at("epochs_done"), "1");
+  bool found = false;
+  for (auto& [name, t] : f.tensors) {
+    if (name == "model.1.weight") {
+      found = true;
+      EXPECT_EQ(t.sizes(), (std::vector<int64_t>{512, 784}));
+    }
+  }
+  EXPECT_TRUE(found);
+}
+
+TEST(Train, ResumeRefusesACheckpointOfAnotherModel) {
+  const std::string dir = temp_dir();
+  Config c = quick();
+  c.train_samples = 256;
+  c.test_samples = 100;
+  c.save = dir + "/mlp.safetensors";
+  std::ostringstream out;
+  tools::train::train(c, out);
+
+  Config cnn = c;
+  cnn.save.clear();
+  cnn.model = "cnn";
+  cnn.resume = c.save;
+  cnn.epochs = 2;
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(cnn, out); }),
+              HasSubstr("was written with --model=mlp, but this run uses cnn"));
+
+  // Same model kind, a tensor of the wrong shape (as from another data set).
+  torch::safetensors::File f = torch::safetensors::load(c.save);
+  for (auto& [name, t] : f.tensors) {
+    if (name == "model.1.weight") t = at::zeros({512, 100});
+  }
+  const std::string bad = dir + "/bad.safetensors";
+  torch::safetensors::save(bad, f.tensors, f.metadata);
+  Config resume = c;
+  resume.save.clear();
+  resume.resume = bad;
+  resume.epochs = 2;
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(resume, out); }),
+              HasSubstr("tensor '1.weight' has shape [512, 100] but the module expects "
+                        "[512, 784]"));
+
+  // Not a checkpoint at all.
+  const std::string junk = dir + "/junk.safetensors";
+  std::ofstream(junk) << "definitely not safetensors";
+  resume.resume = junk;
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(resume, out); }),
+              HasSubstr(junk));
+}
+
+TEST(Train, BadDataFolders) {
+  const std::string dir = temp_dir();
+  Config c = quick();
+  c.data = dir + "/missing";
+  std::ostringstream out;
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("train-images-idx3-ubyte"));
+
+  // A truncated image file.
+  const std::string cut = dir + "/cut";
+  ASSERT_EQ(mkdir(cut.c_str(), 0755), 0);
+  {
+    std::ofstream images(cut + "/train-images-idx3-ubyte", std::ios::binary);
+    const unsigned char header[16] = {0, 0, 8, 3, 0, 0, 0, 10, 0, 0, 0, 28, 0, 0, 0, 28};
+    images.write(reinterpret_cast<const char*>(header), 16);
+    images << std::string(100, '\0');  // 10 images need 7840 bytes
+    std::ofstream labels(cut + "/train-labels-idx1-ubyte", std::ios::binary);
+    const unsigned char label_header[8] = {0, 0, 8, 1, 0, 0, 0, 10};
+    labels.write(reinterpret_cast<const char*>(label_header), 8);
+    labels << std::string(10, '\1');
+  }
+  c.data = cut;
+  const std::string message = ember_test::errorOf([&] { tools::train::train(c, out); });
+  EXPECT_THAT(message, HasSubstr("train-images-idx3-ubyte"));
+  EXPECT_THAT(message, HasSubstr("is truncated: expected 7856 bytes"));
+}
+
+void write_cifar_batch(const std::string& path, int records, int seed) {
+  std::ofstream f(path, std::ios::binary);
+  for (int r = 0; r < records; ++r) {
+    const int label = (r + seed) % 10;
+    f.put(static_cast<char>(label));
+    // Each class a different brightness, so that there is something to learn.
+    for (int i = 0; i < 3072; ++i) f.put(static_cast<char>(label * 25 + (i * 7 + r) % 5));
+  }
+}
+
+TEST(Train, Cifar10FolderTrainsTheCnnOnThreeChannels) {
+  const std::string dir = temp_dir();
+  for (int b = 1; b <= 5; ++b) write_cifar_batch(dir + "/data_batch_" + std::to_string(b) + ".bin", 40, b);
+  write_cifar_batch(dir + "/test_batch.bin", 50, 0);
+  Config c = quick();
+  c.data = dir;
+  c.model = "cnn";
+  c.batch_size = 20;
+  c.lr = 0.01;
+  c.epochs = 3;
+  std::ostringstream out;
+  tools::train::Result r = tools::train::train(c, out);
+  EXPECT_THAT(out.str(), HasSubstr("200 images [3, 32, 32]"));
+  EXPECT_EQ(r.parameters, 32 * 27 + 32 + 64 * 32 * 9 + 64 + 64 * 8 * 8 * 10 + 10);
+  EXPECT_GT(r.epochs.back().test_accuracy, 0.5);
+}
+
+TEST(Train, BadFlagValues) {
+  std::ostringstream out;
+  Config c = quick();
+  c.model = "resnet";
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("--model must be mlp or cnn, got 'resnet'"));
+  c = quick();
+  c.optimizer = "rmsprop";
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("--optimizer must be sgd or adam, got 'rmsprop'"));
+  c = quick();
+  c.epochs = 0;
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("--epochs must be at least 1, got 0"));
+  c = quick();
+  c.batch_size = -5;
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("--batch_size must be at least 1, got -5"));
+  c = quick();
+  c.lr = -0.1;
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("--lr must be a positive number, got -0.1"));
+  c = quick();
+  c.device = "tpu";
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("--device must be cpu or cuda, got 'tpu'"));
+  c = quick();
+  c.device = "cuda";
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("no CUDA backend is available"));
+  c = quick();
+  c.lr = 1e6;  // diverges
+  c.train_samples = 512;
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("lower --lr"));
+}
+
+}  // namespace

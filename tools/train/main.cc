@@ -20,6 +20,8 @@ ABSL_FLAG(int64_t, epochs, 3, "number of epochs (with --resume: the total, count
 ABSL_FLAG(int64_t, batch_size, 128, "training batch size");
 ABSL_FLAG(double, lr, 0.1, "learning rate (default 0.1 for sgd, 0.001 for adam)");
 ABSL_FLAG(std::string, optimizer, "sgd", "sgd (momentum 0.9) or adam");
+ABSL_FLAG(std::string, schedule, "constant",
+          "learning rate per epoch: constant, or cosine (annealed from --lr towards 0)");
 ABSL_FLAG(int64_t, threads, 0, "threads for the ops; 0 = every core of the machine");
 ABSL_FLAG(std::string, device, "cpu", "cpu or cuda");
 ABSL_FLAG(uint64_t, seed, 1, "seed of the initial weights and of the shuffle");
@@ -69,6 +71,7 @@ int main(int argc, char** argv) {
     c.optimizer = absl::GetFlag(FLAGS_optimizer);
     c.lr = absl::GetFlag(FLAGS_lr);
     if (c.optimizer == "adam" && !lr_given) c.lr = 0.001;
+    c.schedule = absl::GetFlag(FLAGS_schedule);
     c.threads = absl::GetFlag(FLAGS_threads);
     c.device = absl::GetFlag(FLAGS_device);
     c.seed = absl::GetFlag(FLAGS_seed);

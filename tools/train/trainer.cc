@@ -166,6 +166,7 @@ std::map<std::string, std::string> settings(const Config& config, DataKind kind)
   return {{"format", kFormat},
           {"model", config.model},
           {"optimizer", config.optimizer},
+          {"schedule", config.schedule},
           {"data", kind == DataKind::kCifar10 ? "cifar10" : "mnist"}};
 }
 
@@ -276,6 +277,8 @@ void validate(const Config& c) {
               c.model, "'");
   TORCH_CHECK(c.optimizer == "sgd" || c.optimizer == "adam",
               "train: --optimizer must be sgd or adam, got '", c.optimizer, "'");
+  TORCH_CHECK(c.schedule == "constant" || c.schedule == "cosine",
+              "train: --schedule must be constant or cosine, got '", c.schedule, "'");
   TORCH_CHECK(c.epochs >= 1, "train: --epochs must be at least 1, got ", c.epochs);
   TORCH_CHECK(c.batch_size >= 1, "train: --batch_size must be at least 1, got ", c.batch_size);
   TORCH_CHECK(std::isfinite(c.lr) && c.lr > 0, "train: --lr must be a positive number, got ",
@@ -345,6 +348,14 @@ Result train(const Config& config, std::ostream& out) {
     out << "resumed from " << config.resume << " after epoch " << result.epochs.size() << "\n";
   }
 
+  // The learning rate of each epoch: constant, or cosine-annealed from --lr
+  // towards 0 over --epochs (stepped once per epoch, also over resumed ones).
+  std::unique_ptr<torch::optim::CosineAnnealingLR> scheduler;
+  if (config.schedule == "cosine") {
+    scheduler = std::make_unique<torch::optim::CosineAnnealingLR>(*optimizer, config.epochs);
+    for (size_t i = 0; i < result.epochs.size(); ++i) scheduler->step();
+  }
+
   out << "training " << config.model << " (" << result.parameters << " parameters) on "
       << train_n << " images " << at::IntArrayRef(image_shape) << " from " << config.data << ": "
       << config.optimizer << " lr " << config.lr << ", batch " << config.batch_size << ", "
@@ -380,7 +391,7 @@ Result train(const Config& config, std::ostream& out) {
     e.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     e.train_loss = loss_sum / static_cast<double>(std::max<int64_t>(seen, 1));
     e.samples_per_second = static_cast<double>(seen) / e.seconds;
-    e.test_accuracy = evaluate(model, test_split, 1000);
+    e.test_accuracy = evaluate(model, test_split, 500);
     bar.finish();
     char line[256];
     std::snprintf(line, sizeof(line),
@@ -390,6 +401,7 @@ Result train(const Config& config, std::ostream& out) {
                   e.train_loss, 100 * e.test_accuracy, e.seconds, e.samples_per_second);
     out << line << std::flush;
     result.epochs.push_back(e);
+    if (scheduler) scheduler->step();
     if (!config.save.empty()) {
       save_checkpoint(config.save, config, kind, model, *optimizer, result.epochs);
     }

@@ -26,6 +26,7 @@ struct Config {
   int64_t batch_size = 128;
   double lr = 0.1;
   std::string optimizer = "sgd";    // sgd (momentum 0.9) | adam
+  std::string schedule = "constant";  // constant | cosine (annealed to 0 over the epochs)
   int64_t threads = 0;              // 0: every core of the machine
   std::string device = "cpu";       // cpu | cuda
   uint64_t seed = 1;

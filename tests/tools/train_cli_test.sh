@@ -23,7 +23,8 @@ check bad_number 1 "Illegal value '3x' specified for flag 'epochs'" -- --epochs=
 check bad_model 1 "train: error: train: --model must be mlp or cnn, got 'vgg'" -- --model=vgg
 check stray_argument 1 "unexpected argument 'mlp'" -- mlp
 check missing_data 1 "train: error: .*$tmp/nowhere" -- --data="$tmp/nowhere"
-check run 0 "test accuracy" -- --train_samples=1000 --test_samples=500 --epochs=2 \
+check hyphens 1 "train: error: train: --batch_size must be at least 1, got 0" -- --batch-size=0
+check run 0 "test accuracy" -- --train-samples=1000 --test_samples=500 --epochs=2 \
   --metrics="$tmp/m.csv" --plot="$tmp/p.png" --threads=1
 if [ "$(wc -l <"$tmp/m.csv")" != 3 ] || ! head -1 "$tmp/m.csv" | grep -q "^epoch,train_loss"; then
   echo "FAIL metrics file:"; cat "$tmp/m.csv"; fail=1

@@ -1,6 +1,7 @@
 // tools/train/main.cc — `./bazelw run //tools:train -- [flags]`: trains a model
 // on Fashion-MNIST (or any MNIST-format or CIFAR-10 binary folder) and reports
 // test accuracy. `--help` lists the flags; see docs/train.md.
+#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -45,9 +46,25 @@ int main(int argc, char** argv) {
   usage.contains_help_flags = usage.contains_helpshort_flags;
   absl::SetFlagsUsageConfig(usage);
   absl::SetProgramUsageMessage(
-      "trains a model with Ember and reports test accuracy.\n"
+      "trains a model with Ember and reports test accuracy. Flag names take '-' or '_'\n"
+      "(--batch-size or --batch_size).\n"
       "  bazel run //tools:train -- --model=cnn --epochs=3 --plot=/tmp/train.png");
-  // Whether --lr was given: its default depends on --optimizer.
+  // Flag names may be spelled with hyphens (--batch-size) as well as
+  // abseil's underscores (--batch_size): the name part is rewritten before
+  // parsing. And whether --lr was given: its default depends on --optimizer.
+  std::vector<std::string> spelled(argv, argv + argc);
+  for (int i = 1; i < argc; ++i) {
+    std::string& a = spelled[i];
+    if (a == "--") break;
+    if (a.size() > 2 && a[0] == '-') {
+      const size_t start = a[1] == '-' ? 2 : 1;
+      const size_t end = std::min(a.find('='), a.size());
+      for (size_t k = start; k < end; ++k) {
+        if (a[k] == '-') a[k] = '_';
+      }
+      argv[i] = a.data();
+    }
+  }
   bool lr_given = false;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];

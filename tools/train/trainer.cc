@@ -23,6 +23,8 @@
 
 #include <torch/torch.h>
 
+#include "nn/data/datasets/rows.h"
+
 #include "tools/train/plot.h"
 #include "tools/train/progress.h"
 
@@ -55,10 +57,8 @@ class SplitDataset
  public:
   explicit SplitDataset(Split split) : split_(std::move(split)) {}
   torch::data::Example<> get_batch(c10::ArrayRef<size_t> indices) override {
-    at::Tensor index = at::empty({static_cast<int64_t>(indices.size())}, at::kLong);
-    int64_t* p = index.data_ptr<int64_t>();
-    for (size_t i = 0; i < indices.size(); ++i) p[i] = static_cast<int64_t>(indices[i]);
-    return {split_.images.index_select(0, index), split_.targets.index_select(0, index)};
+    return torch::data::datasets::detail::gather_rows("train: SplitDataset", split_.images,
+                                                      split_.targets, indices);
   }
   std::optional<size_t> size() const override {
     return static_cast<size_t>(split_.images.size(0));

@@ -8,10 +8,11 @@
 namespace at {
 
 // at::wrapped_scalar_tensor
-inline Tensor wrapped_scalar_tensor(const Scalar& s, Device device) {
-  Tensor t = at::scalar_tensor(s, TensorOptions().dtype(s.type()).device(device));
-  t.unsafeGetTensorImpl()->set_wrapped_number(true);
-  return t;
-}
+//
+// A 0-dim tensor of the Scalar's own dtype (Double, Long or Bool) holding
+// its value, marked as a wrapped number. On the CPU it is built here
+// directly (Note [Wrapped numbers without dispatch] in ScalarOps.cc); on
+// other devices through at::scalar_tensor.
+Tensor wrapped_scalar_tensor(const Scalar& s, Device device);
 
 }  // namespace at

@@ -78,12 +78,50 @@ constexpr int64_t kFlushBytes = int64_t{64} << 10;
 std::atomic<int64_t> g_flushed{0};
 std::atomic<int64_t> g_peak{0};
 
+// Note [Small CPU blocks]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// Tiny tensors (scalars, 0-dim results, per-element autograd work) make and
+// free a block on every op, and malloc+free of one is a sixth of what a
+// whole tensor costs. So every request of at most kSmallBytes gets a raw
+// block of the one size kSmallRaw (enough for kSmallBytes after the
+// alignment padding of Note [CPU block layout]), and a freed one goes on a
+// list in the freeing thread's counter slot (up to kSmallCapacity blocks;
+// beyond that, back to free). The slot is reached through the same
+// thread-local pointer as the counters, so the list costs no extra TLS
+// access. A block freed on another thread than the one that allocated it
+// simply joins that thread's list: blocks are plain memory. Lists live as
+// long as their slots (for ever, reused by later threads: at most
+// kSmallCapacity * kSmallRaw = 32 KiB per slot). The header's nbytes is the
+// requested size, so the counters stay exact. Off under AddressSanitizer,
+// whose use-after-free checks need every block to go back to malloc.
+struct SmallBlock {
+  SmallBlock* next;
+};
+constexpr size_t kSmallBytes = 64;
+constexpr size_t kSmallRaw = kSmallBytes + kCPUAlignment;
+constexpr unsigned kSmallCapacity = 256;
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kSmallCacheEnabled = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kSmallCacheEnabled = false;
+#else
+constexpr bool kSmallCacheEnabled = true;
+#endif
+#else
+constexpr bool kSmallCacheEnabled = true;
+#endif
+
 struct alignas(64) CountSlot {  // own cache line: no false sharing
   std::atomic<int64_t> count{0};
   std::atomic<int64_t> pending{0};
   std::atomic<int64_t> pending_max{0};
   bool in_use = false;        // guarded by g_slots_mutex
   CountSlot* next = nullptr;  // guarded by g_slots_mutex
+  // Freed small blocks kept for reuse by the slot's owner; See Note [Small
+  // CPU blocks]. Touched only by the owning thread.
+  SmallBlock* small_head = nullptr;
+  unsigned small_count = 0;
 };
 
 std::mutex g_slots_mutex;
@@ -145,8 +183,7 @@ C10_NOINLINE void flush(CountSlot* slot, int64_t pending) {
   slot->pending_max.store(0, std::memory_order_relaxed);
 }
 
-void count_allocation(int64_t nbytes) {
-  CountSlot* slot = my_slot();
+void count_allocation(CountSlot* slot, int64_t nbytes) {
   slot->count.store(slot->count.load(std::memory_order_relaxed) + 1,
                     std::memory_order_relaxed);
   const int64_t pending = slot->pending.load(std::memory_order_relaxed) + nbytes;
@@ -160,8 +197,7 @@ void count_allocation(int64_t nbytes) {
   }
 }
 
-void count_free(int64_t nbytes) {
-  CountSlot* slot = my_slot();
+void count_free(CountSlot* slot, int64_t nbytes) {
   const int64_t pending = slot->pending.load(std::memory_order_relaxed) - nbytes;
   if (C10_UNLIKELY(pending <= -kFlushBytes)) {
     flush(slot, pending);
@@ -200,7 +236,20 @@ void* alloc_cpu(size_t nbytes) {
                                 kCPUAlignment)) {
     fail_allocation(nbytes);
   }
-  void* raw = std::malloc(nbytes + kCPUAlignment);
+  CountSlot* slot = my_slot();
+  void* raw = nullptr;
+  if (nbytes <= kSmallBytes) {  // See Note [Small CPU blocks].
+    SmallBlock* block = slot->small_head;
+    if (kSmallCacheEnabled && block != nullptr) {
+      slot->small_head = block->next;
+      --slot->small_count;
+      raw = block;
+    } else {
+      raw = std::malloc(kSmallRaw);
+    }
+  } else {
+    raw = std::malloc(nbytes + kCPUAlignment);
+  }
   if (C10_UNLIKELY(raw == nullptr)) fail_allocation(nbytes);
   // See Note [CPU block layout].
   const uintptr_t user_address =
@@ -208,14 +257,23 @@ void* alloc_cpu(size_t nbytes) {
       ~static_cast<uintptr_t>(kCPUAlignment - 1);
   void* user = reinterpret_cast<void*>(user_address);
   *header_of(user) = BlockHeader{raw, nbytes};
-  count_allocation(static_cast<int64_t>(nbytes));
+  count_allocation(slot, static_cast<int64_t>(nbytes));
   return user;
 }
 
 void free_cpu(void* data) {
   if (data == nullptr) return;
   const BlockHeader header = *header_of(data);
-  count_free(static_cast<int64_t>(header.nbytes));
+  CountSlot* slot = my_slot();
+  count_free(slot, static_cast<int64_t>(header.nbytes));
+  if (kSmallCacheEnabled && header.nbytes <= kSmallBytes &&
+      slot->small_count < kSmallCapacity) {
+    auto* block = static_cast<SmallBlock*>(header.raw);
+    block->next = slot->small_head;
+    slot->small_head = block;
+    ++slot->small_count;
+    return;
+  }
   std::free(header.raw);
 }
 

@@ -47,12 +47,7 @@ SizesAndStrides& SizesAndStrides::operator=(const SizesAndStrides& other) {
   return *this;
 }
 
-void SizesAndStrides::resize(size_t new_size) {
-  if (new_size == size_) return;
-  if (is_inline() && new_size <= kInlineDims) {
-    size_ = new_size;  // strides live at a fixed offset: nothing moves
-    return;
-  }
+void SizesAndStrides::resize_slow(size_t new_size) {
   const size_t keep = std::min(size_, new_size);
   if (new_size <= kInlineDims) {  // heap -> inline
     int64_t* old = heap_;
@@ -138,20 +133,23 @@ int64_t TensorImpl::stride(int64_t d) const {
 }
 
 void TensorImpl::set_sizes_contiguous(IntArrayRef new_size) {
-  for (int64_t s : new_size) {
-    TORCH_CHECK(s >= 0, "set_sizes_contiguous: sizes must be non-negative, "
-                "but got ", new_size, ".");
-  }
-  sizes_and_strides_.resize(new_size.size());
+  // A negative size sets the sign bit of the OR of all sizes: one test.
+  int64_t all = 0;
+  for (int64_t s : new_size) all |= s;
+  TORCH_CHECK(all >= 0, "set_sizes_contiguous: sizes must be non-negative, "
+              "but got ", new_size, ".");
+  const size_t n = new_size.size();
+  sizes_and_strides_.resize(n);
   int64_t* sizes = sizes_and_strides_.sizes_data();
   int64_t* strides = sizes_and_strides_.strides_data();
   int64_t stride = 1;
   int64_t numel = 1;
-  for (size_t i = new_size.size(); i-- > 0;) {
-    sizes[i] = new_size[i];
+  for (size_t i = n; i-- > 0;) {
+    const int64_t size = new_size[i];
+    sizes[i] = size;
     strides[i] = stride;
-    stride *= std::max<int64_t>(new_size[i], 1);
-    numel *= new_size[i];
+    stride *= std::max<int64_t>(size, 1);
+    numel *= size;
   }
   numel_ = numel;
   is_contiguous_ = true;

@@ -132,10 +132,17 @@ class SizesAndStrides {
     return is_inline() ? inline_ + kInlineDims : heap_ + size_;
   }
   // Changes the number of dimensions, keeping the leading ones.
-  void resize(size_t new_size);
+  void resize(size_t new_size) {
+    if (C10_LIKELY(is_inline() && new_size <= kInlineDims)) {
+      size_ = new_size;  // strides live at a fixed offset: nothing moves
+      return;
+    }
+    if (new_size != size_) resize_slow(new_size);
+  }
 
  private:
   bool is_inline() const { return size_ <= kInlineDims; }
+  void resize_slow(size_t new_size);
 
   size_t size_ = 0;
   union {

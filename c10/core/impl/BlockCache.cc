@@ -38,10 +38,10 @@ struct ThreadBlocks {
 thread_local ThreadBlocks tls_blocks;
 
 #if defined(__SANITIZE_ADDRESS__)
-constexpr bool kCacheEnabled = true;
+constexpr bool kCacheEnabled = false;
 #elif defined(__has_feature)
 #if __has_feature(address_sanitizer)
-constexpr bool kCacheEnabled = true;
+constexpr bool kCacheEnabled = false;
 #else
 constexpr bool kCacheEnabled = true;
 #endif

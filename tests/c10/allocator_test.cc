@@ -214,6 +214,38 @@ TEST(CPUAllocator, StatsStayExactAcrossThreads) {
             base.allocation_count + 3 * kThreads * kAllocations);
 }
 
+// Freed blocks of <= 64 bytes are kept per thread and handed out again
+// (Note [Small CPU blocks]): reused blocks must be aligned, must not overlap
+// live ones, and must keep the counters exact, also past the list's capacity
+// and when the sizes of the requests change.
+TEST(CPUAllocator, ReusedSmallBlocksAreAlignedDisjointAndCounted) {
+  c10::Allocator* alloc = c10::GetCPUAllocator();
+  const c10::CPUAllocatorStats base = c10::cpu_allocator_stats();
+  int64_t expected_bytes = 0;
+  for (int round = 0; round < 3; ++round) {
+    std::vector<DataPtr> live;
+    for (int i = 0; i < 600; ++i) {  // more than the per-thread list keeps
+      const size_t n = 1 + static_cast<size_t>((i * 7 + round) % 64);
+      live.push_back(alloc->allocate(n));
+      ASSERT_TRUE(is_aligned(live.back().get(), 64)) << n;
+      std::memset(live.back().get(), i & 0xFF, n);
+      expected_bytes += static_cast<int64_t>(n);
+    }
+    for (int i = 0; i < 600; ++i) {  // no block was handed out twice
+      const size_t n = 1 + static_cast<size_t>((i * 7 + round) % 64);
+      const auto* bytes = static_cast<const unsigned char*>(live[i].get());
+      for (size_t k = 0; k < n; ++k) ASSERT_EQ(bytes[k], i & 0xFF) << i;
+    }
+    EXPECT_EQ(c10::cpu_allocator_stats().bytes_in_use,
+              base.bytes_in_use + expected_bytes);
+    live.clear();
+    expected_bytes = 0;
+    EXPECT_EQ(c10::cpu_allocator_stats().bytes_in_use, base.bytes_in_use);
+  }
+  EXPECT_EQ(c10::cpu_allocator_stats().allocation_count,
+            base.allocation_count + 3 * 600);
+}
+
 TEST(CPUAllocator, PeakSeesALargeBlockOfAnotherThread) {
   c10::reset_cpu_allocator_peak();
   const c10::CPUAllocatorStats base = c10::cpu_allocator_stats();

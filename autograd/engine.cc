@@ -4,12 +4,14 @@
 #include <atomic>
 #include <cmath>
 #include <condition_variable>
+#include <cstdint>
 #include <exception>
 #include <map>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "aten/Functions.h"
 #include "autograd/FunctionsManual.h"
@@ -41,6 +43,57 @@ DetectAnomalyGuard::~DetectAnomalyGuard() { AnomalyMode::set_enabled(prev_); }
 
 struct ReadyQueue;
 
+// Note [Dependency counts]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// The number of edges still to deliver a gradient to each Node of a graph
+// task. Filled once per backward call for every reachable Node and then only
+// looked up and decremented, so an open-addressing table (linear probing,
+// power-of-two capacity, at most half full, no erasure: a Node whose count
+// reached zero keeps its slot) replaces std::unordered_map's allocation per
+// entry.
+class DependencyCounts {
+ public:
+  // The count of `fn`, inserted at 0 if absent; `inserted` tells which.
+  int& at_or_insert(Node* fn, bool& inserted) {
+    if ((size_ + 1) * 2 > slots_.size()) grow();
+    Slot& slot = probe(fn);
+    inserted = slot.fn == nullptr;
+    if (inserted) {
+      slot.fn = fn;
+      ++size_;
+    }
+    return slot.count;
+  }
+  // The count of `fn`, or null when `fn` is not part of the task.
+  int* find(Node* fn) {
+    if (slots_.empty()) return nullptr;
+    Slot& slot = probe(fn);
+    return slot.fn == nullptr ? nullptr : &slot.count;
+  }
+
+ private:
+  struct Slot {
+    Node* fn = nullptr;
+    int count = 0;
+  };
+  Slot& probe(Node* fn) {
+    const size_t mask = slots_.size() - 1;
+    // Fibonacci hashing of the address (its low bits are alignment zeros).
+    size_t i = (reinterpret_cast<uintptr_t>(fn) * 0x9E3779B97F4A7C15ull) >> 20 & mask;
+    while (slots_[i].fn != nullptr && slots_[i].fn != fn) i = (i + 1) & mask;
+    return slots_[i];
+  }
+  void grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(old.empty() ? 64 : old.size() * 2, Slot{});
+    for (const Slot& s : old) {
+      if (s.fn != nullptr) probe(s.fn) = s;
+    }
+  }
+  std::vector<Slot> slots_;
+  size_t size_ = 0;
+};
+
 // What grad() with inputs needs of a Node: whether it must run, and which
 // of its incoming gradients are results (captures).
 struct ExecInfo {
@@ -69,7 +122,7 @@ struct GraphTask {
 
   std::mutex mutex;  // guards the members below
   std::exception_ptr exception;
-  std::unordered_map<Node*, int> dependencies;
+  DependencyCounts dependencies;  // See Note [Dependency counts]
   std::unordered_map<Node*, InputBuffer> not_ready;
   std::unordered_map<Node*, ExecInfo> exec_info;  // empty: run everything
   variable_list captured;
@@ -297,13 +350,10 @@ struct Engine::Impl {
       if (!next.is_valid()) continue;
       Node* key = next.function.get();
       bool ready = false;
-      auto dep = task->dependencies.find(key);
-      TORCH_INTERNAL_ASSERT(dep != task->dependencies.end(),
+      int* dep = task->dependencies.find(key);
+      TORCH_INTERNAL_ASSERT(dep != nullptr && *dep > 0,
                             "dependency not found for ", next.function->name());
-      if (--dep->second == 0) {
-        task->dependencies.erase(dep);
-        ready = true;
-      }
+      if (--*dep == 0) ready = true;
       auto waiting = task->not_ready.find(key);
       if (waiting == task->not_ready.end()) {
         InputBuffer buffer(next.function->num_inputs());
@@ -387,17 +437,18 @@ namespace {
 
 // Counts, for every Node reachable from root, the edges leading to it.
 void compute_dependencies(Node* root, GraphTask& task) {
-  std::unordered_set<Node*> seen;
+  // A Node is pushed when it first gets a count; the root has none (no
+  // edge leads to it) and is never reached again in a DAG.
   std::vector<Node*> stack{root};
-  seen.insert(root);
   while (!stack.empty()) {
     Node* fn = stack.back();
     stack.pop_back();
     for (const Edge& e : fn->next_edges()) {
       Node* next = e.function.get();
       if (next == nullptr) continue;
-      ++task.dependencies[next];
-      if (seen.insert(next).second) stack.push_back(next);
+      bool inserted = false;
+      ++task.dependencies.at_or_insert(next, inserted);
+      if (inserted) stack.push_back(next);
     }
   }
 }

@@ -216,12 +216,135 @@ at::Tensor div_into(const char* op, const at::Tensor& out, const at::Tensor& sel
   return iter.output();
 }
 
+// ---- small same-shape fast path -------------------------------------------------------
+//
+// Note [Small binary fast path]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// For a few elements, building a TensorIterator (shapes, types, strides,
+// coalescing) costs several times the arithmetic: it is most of a scalar
+// autograd step (`y * 1.0001` forward and its backward). The functional
+// add/mul skip it in the two commonest small cases, where broadcasting and
+// type promotion are trivial (so do add_out/mul_out and add_/mul_, when the
+// out tensor already has the result's dtype and sizes, is contiguous and
+// does not partly overlap an input):
+//   - `self` and `other` contiguous float/double tensors of one dtype and
+//     the same sizes;
+//   - `self` a contiguous float/double tensor and `other` a wrapped number
+//     (a Scalar argument): the result has self's dtype (a Python number never
+//     raises a floating tensor's dtype) and the number is first converted to
+//     that dtype, exactly as the iterator's path does.
+// Anything else (other dtypes, broadcasting, strides, more than
+// kFastPathMaxNumel elements, where the iterator's parallel loop pays off)
+// takes the general path. Results are bit-identical to it (same element
+// operation, same conversion order).
+constexpr int64_t kFastPathMaxNumel = 4096;
+
+// Whether writing `out` element by element while reading `in` is safe: the
+// same elements (in place) or disjoint memory. Both are contiguous.
+bool same_or_disjoint(const c10::TensorImpl* out, const c10::TensorImpl* in) {
+  const auto* o = static_cast<const char*>(out->data());
+  const auto* i = static_cast<const char*>(in->data());
+  const auto o_bytes = static_cast<size_t>(out->numel()) * out->itemsize();
+  const auto i_bytes = static_cast<size_t>(in->numel()) * in->itemsize();
+  return (o == i && o_bytes == i_bytes) || o + o_bytes <= i || i + i_bytes <= o;
+}
+
+// T is float or double: the caller dispatches on self's dtype. A defined
+// `result` is an out= tensor: used only if it already has self's dtype and
+// sizes, is contiguous and does not partly overlap an input (otherwise the
+// iterator resizes it, or reports the overlap).
+template <typename T, typename Op>
+bool small_binary_fast(const at::Tensor& self, const at::Tensor& other, const char* op,
+                       Op element_op, at::Tensor& result) {
+  const c10::TensorImpl* a = self.unsafeGetTensorImpl();
+  const c10::TensorImpl* b = other.unsafeGetTensorImpl();
+  if (!other.defined() || !a->is_contiguous() || a->is_wrapped_number() ||
+      a->numel() > kFastPathMaxNumel || !b->is_cpu()) {
+    return false;
+  }
+  const bool scalar_other = b->is_wrapped_number();
+  if (scalar_other) {
+    const c10::ScalarType st = b->scalar_type();
+    if (st != c10::kDouble && st != c10::kLong && st != c10::kBool) return false;
+  } else if (b->scalar_type() != a->scalar_type() || !b->is_contiguous() ||
+             b->sizes() != a->sizes()) {
+    return false;
+  }
+  if (result.defined()) {
+    const c10::TensorImpl* r = result.unsafeGetTensorImpl();
+    if (!r->is_cpu() || r->scalar_type() != a->scalar_type() || !r->is_contiguous() ||
+        r->sizes() != a->sizes() || !same_or_disjoint(r, a) ||
+        (!scalar_other && !same_or_disjoint(r, b))) {
+      return false;
+    }
+  } else {
+    result = empty_cpu(a->sizes(), a->scalar_type(), op);
+  }
+  const int64_t n = a->numel();
+  const T* x = static_cast<const T*>(a->data());
+  T* out = static_cast<T*>(result.unsafeGetTensorImpl()->data());
+  if (scalar_other) {
+    T value;
+    switch (b->scalar_type()) {
+      case c10::kDouble: value = static_cast<T>(*static_cast<const double*>(b->data())); break;
+      case c10::kLong: value = static_cast<T>(*static_cast<const int64_t*>(b->data())); break;
+      default: value = static_cast<T>(*static_cast<const bool*>(b->data())); break;
+    }
+    for (int64_t i = 0; i < n; ++i) out[i] = element_op(x[i], value);
+  } else {
+    const T* y = static_cast<const T*>(b->data());
+    for (int64_t i = 0; i < n; ++i) out[i] = element_op(x[i], y[i]);
+  }
+  return true;
+}
+
+// add/mul through small_binary_fast when self is float or double; false
+// when the general path must run. See Note [Small binary fast path].
+bool add_fast(const at::Tensor& self, const at::Tensor& other, const c10::Scalar& alpha,
+              at::Tensor& out) {
+  // See Note [Small binary fast path]. alpha converts as in run_add (a
+  // Boolean alpha takes the general path, which rejects it).
+  if (self.defined() && !alpha.isBoolean()) {
+    if (self.scalar_type() == c10::kFloat) {
+      const float a = alpha.to<float>();
+      if (small_binary_fast<float>(self, other, "add",
+                                   [a](float x, float y) { return add_values(x, y, a); }, out)) {
+        return true;
+      }
+    } else if (self.scalar_type() == c10::kDouble) {
+      const double a = alpha.to<double>();
+      if (small_binary_fast<double>(self, other, "add",
+                                    [a](double x, double y) { return add_values(x, y, a); }, out)) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+bool mul_fast(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  // See Note [Small binary fast path].
+  if (self.defined() && self.scalar_type() == c10::kFloat) {
+    if (small_binary_fast<float>(self, other, "mul",
+                                 [](float x, float y) { return mul_values(x, y); }, out)) {
+      return true;
+    }
+  } else if (self.defined() && self.scalar_type() == c10::kDouble) {
+    if (small_binary_fast<double>(self, other, "mul",
+                                  [](double x, double y) { return mul_values(x, y); }, out)) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 // ---- add / sub / mul / div ----------------------------------------------------------------
 
 at::Tensor add(const at::Tensor& self, const at::Tensor& other, const c10::Scalar& alpha) {
   at::Tensor out;
+  if (add_fast(self, other, alpha, out)) return out;
   TensorIterator iter(binary_config("add", out, self, other));
   run_add(iter, alpha, "add");
   return iter.output();
@@ -230,12 +353,14 @@ at::Tensor add(const at::Tensor& self, const at::Tensor& other, const c10::Scala
 at::Tensor& add_out(const at::Tensor& self, const at::Tensor& other,
                     const c10::Scalar& alpha, at::Tensor& out) {
   check_out(out, "add");
+  if (add_fast(self, other, alpha, out)) return out;
   TensorIterator iter(binary_config("add", out, self, other));
   run_add(iter, alpha, "add");
   return out;
 }
 
 at::Tensor& add_(at::Tensor& self, const at::Tensor& other, const c10::Scalar& alpha) {
+  if (add_fast(self, other, alpha, self)) return self;
   TensorIterator iter(binary_config("add_", self, self, other));
   run_add(iter, alpha, "add_");
   return self;
@@ -267,6 +392,7 @@ at::Tensor& sub_(at::Tensor& self, const at::Tensor& other, const c10::Scalar& a
 
 at::Tensor mul(const at::Tensor& self, const at::Tensor& other) {
   at::Tensor out;
+  if (mul_fast(self, other, out)) return out;
   TensorIterator iter(binary_config("mul", out, self, other));
   run_mul(iter, "mul");
   return iter.output();
@@ -274,12 +400,14 @@ at::Tensor mul(const at::Tensor& self, const at::Tensor& other) {
 
 at::Tensor& mul_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
   check_out(out, "mul");
+  if (mul_fast(self, other, out)) return out;
   TensorIterator iter(binary_config("mul", out, self, other));
   run_mul(iter, "mul");
   return out;
 }
 
 at::Tensor& mul_(at::Tensor& self, const at::Tensor& other) {
+  if (mul_fast(self, other, self)) return self;
   TensorIterator iter(binary_config("mul_", self, self, other));
   run_mul(iter, "mul_");
   return self;

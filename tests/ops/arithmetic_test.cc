@@ -76,6 +76,74 @@ TEST_P(Arithmetic, Comparisons) {
                [](double a, double b) { return a > b; }, pairs, {}, {}, device(), to_bool);
 }
 
+// Note [Small binary fast path] (backends/cpu/kernels_pointwise.cc): small
+// contiguous float/double add and mul skip the TensorIterator. Their results
+// must be bit-identical to the general path's, which a tensor above the
+// fast path's size limit takes.
+template <typename T>
+void expect_fast_path_matches_general(ScalarType dtype) {
+  const int64_t big = 5000, small = 10;
+  at::Tensor x_big = at::randn({big}, at::TensorOptions().dtype(dtype));
+  at::Tensor y_big = at::randn({big}, at::TensorOptions().dtype(dtype));
+  at::Tensor x = x_big.narrow(0, 0, small).clone();
+  at::Tensor y = y_big.narrow(0, 0, small).clone();
+  const std::vector<std::pair<at::Tensor, at::Tensor>> pairs = {
+      {at::mul(x, 1.0001), at::mul(x_big, 1.0001)},
+      {at::mul(x, 3), at::mul(x_big, 3)},
+      {at::mul(x, true), at::mul(x_big, true)},
+      {at::mul(x, y), at::mul(x_big, y_big)},
+      {at::add(x, y, 0.3), at::add(x_big, y_big, 0.3)},
+      {at::add(x, 1e-7), at::add(x_big, 1e-7)},
+      {at::add(x, 2, 5), at::add(x_big, 2, 5)},
+  };
+  for (size_t k = 0; k < pairs.size(); ++k) {
+    const at::Tensor& fast = pairs[k].first;
+    const at::Tensor general = pairs[k].second.narrow(0, 0, small);
+    ASSERT_EQ(fast.scalar_type(), dtype) << k;
+    ASSERT_EQ(fast.sizes(), x.sizes()) << k;
+    for (int64_t i = 0; i < small; ++i) {
+      EXPECT_EQ(fast[i].item<T>(), general[i].item<T>()) << "pair " << k << " element " << i;
+    }
+  }
+}
+
+TEST(SmallBinaryFastPath, FloatResultsAreBitIdenticalToTheGeneralPath) {
+  expect_fast_path_matches_general<float>(kFloat);
+}
+
+TEST(SmallBinaryFastPath, DoubleResultsAreBitIdenticalToTheGeneralPath) {
+  expect_fast_path_matches_general<double>(kDouble);
+}
+
+TEST(SmallBinaryFastPath, OutAndInPlaceFormsKeepTheirRules) {
+  at::Tensor x = at::arange(6, at::TensorOptions().dtype(kFloat));
+  at::Tensor y = at::full({6}, 2.0f);
+  // An out= tensor of another shape is resized; one of another dtype gets
+  // the converted result.
+  at::Tensor out = at::empty({3});
+  at::add_out(out, x, y);
+  EXPECT_EQ(out.sizes(), x.sizes());
+  EXPECT_TRUE(at::equal(out, x + 2));
+  at::Tensor out64 = at::empty({6}, at::TensorOptions().dtype(kDouble));
+  at::mul_out(out64, x, y);
+  EXPECT_TRUE(at::equal(out64, at::arange(6, at::TensorOptions().dtype(kDouble)) * 2));
+  // In place on itself, and out= aliasing an input exactly.
+  at::Tensor z = x.clone();
+  z.add_(z);
+  EXPECT_TRUE(at::equal(z, x * 2));
+  z.mul_(z);
+  EXPECT_TRUE(at::equal(z, x * x * 4));
+  at::Tensor w = x.clone();
+  at::mul_out(w, w, y);
+  EXPECT_TRUE(at::equal(w, x * 2));
+  // A Boolean alpha is still rejected, as on the general path.
+  EXPECT_THAT(errorOf([&] { at::add(x, y, true); }),
+              HasSubstr("Boolean alpha only supported for Boolean results"));
+  // Integer tensors with a float number promote (general path).
+  at::Tensor ints = at::arange(3, at::TensorOptions().dtype(c10::kLong));
+  EXPECT_EQ(at::mul(ints, 0.5).scalar_type(), kFloat);
+}
+
 TEST(ConformanceSelf, ResultTypeFollowsPyTorchsCategories) {
   EXPECT_EQ(result_type(kInt, 1, kFloat, 1), kFloat);
   EXPECT_EQ(result_type(kInt, 1, kDouble, 0), kDouble);   // higher category counts

@@ -54,9 +54,41 @@ std::shared_ptr<Node> grad_accumulator(const at::Tensor& t) {
   return acc;
 }
 
+// Note [In-place on views]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// A view shares its base's memory, so an in-place op on either changes the
+// other's values. PyTorch keeps their gradients right by rebasing the
+// base's history (CopySlices) and regenerating the view's grad_fn. Ember
+// does not implement that yet; instead it refuses, with an error, every
+// case whose gradient it would get wrong:
+//   - an in-place op recording history (grad mode on and some input
+//     requires grad) on a view (check_inplace);
+//   - a view whose base or sibling view was modified in place since the
+//     view was taken (its version moved on) being used to record history,
+//     when its base requires grad (gradient_edge): its grad_fn still
+//     describes the old values.
+// View ops mark their outputs (mark_view: root base and version) whether or
+// not grad mode is on, so a view taken under NoGradGuard is refused too.
+// In-place ops under NoGradGuard (optimizer steps) stay allowed.
+namespace {
+void check_view_is_current(const at::Tensor& t, const AutogradMeta& meta) {
+  if (!at::GradMode::is_enabled() || meta.view_version_ == static_cast<uint32_t>(t._version()) ||
+      !meta.view_base_.requires_grad()) {
+    return;
+  }
+  C10_THROW_ERROR(Error, "a view of a tensor that requires grad is being used after "
+                  "it or its base was modified by an in-place operation (version ",
+                  t._version(), ", expected ", meta.view_version_, "). Ember's "
+                  "autograd does not rebase the history of views yet, so its "
+                  "gradient would be wrong. Take the view again after the in-place "
+                  "op, or use out-of-place ops.");
+}
+}  // namespace
+
 Edge gradient_edge(const at::Tensor& t) {
   AutogradMeta* meta = get_autograd_meta(t);
   if (meta == nullptr) return Edge();
+  if (C10_UNLIKELY(meta->is_view_)) check_view_is_current(t, *meta);
   if (meta->grad_fn_) return Edge(meta->grad_fn_, meta->output_nr_);
   return Edge(grad_accumulator(t), 0);
 }
@@ -94,9 +126,40 @@ void set_history(const at::Tensor& t, const std::shared_ptr<Node>& node) {
   impl::set_gradient_edge(t, Edge(node, nr));
 }
 
+void mark_view(const at::Tensor& view, const at::Tensor& base) {
+  if (!view.defined() || !base.defined() || !view.unsafeGetTensorImpl()->has_storage() ||
+      !base.unsafeGetTensorImpl()->has_storage() ||
+      !view.storage().is_alias_of(base.storage())) {
+    return;
+  }
+  AutogradMeta* base_meta = impl::get_autograd_meta(base);
+  AutogradMeta* meta = impl::materialize_autograd_meta(view);
+  meta->view_base_ = base_meta != nullptr && base_meta->is_view_ ? base_meta->view_base_ : base;
+  meta->view_version_ = static_cast<uint32_t>(view._version());
+  meta->is_view_ = true;
+}
+
+void mark_views(at::TensorList views, const at::Tensor& base) {
+  for (const at::Tensor& v : views) mark_view(v, base);
+}
+
 void check_inplace(const at::Tensor& t, bool requires_grad) {
   if (!requires_grad) return;
   AutogradMeta* meta = impl::get_autograd_meta(t);
+  if (meta != nullptr && meta->is_view_) {
+    // See Note [In-place on views].
+    const AutogradMeta* base = impl::get_autograd_meta(meta->view_base_);
+    TORCH_CHECK(base == nullptr || base->grad_fn_ != nullptr || !base->requires_grad_,
+                "a view of a leaf Variable that requires grad is being used in an "
+                "in-place operation. Modify the leaf under torch::NoGradGuard, or "
+                "operate on a clone.");
+    C10_THROW_ERROR(Error, "an in-place operation on a view is being recorded for "
+                    "autograd (grad mode is on and an input requires grad). Ember's "
+                    "autograd does not rebase the history of views yet (PyTorch's "
+                    "CopySlices), so the gradient of the base would be wrong. Use the "
+                    "out-of-place op, modify a clone of the view, or run it under "
+                    "torch::NoGradGuard if no gradient is needed.");
+  }
   TORCH_CHECK(meta == nullptr || meta->grad_fn_ != nullptr || !meta->requires_grad_,
               "a leaf Variable that requires grad is being used in an in-place "
               "operation. Modify it under torch::NoGradGuard (e.g. for an "

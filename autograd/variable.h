@@ -37,6 +37,12 @@ struct AutogradMeta : c10::AutogradMetaInterface {
   // empty function. Shared with the Node that runs them (non-leaves).
   std::vector<std::shared_ptr<std::function<at::Tensor(const at::Tensor&)>>> hooks_;
   std::mutex mutex_;  // guards grad_accumulator_ creation
+  // Set on the outputs of view ops (See Note [In-place on views] in
+  // variable.cc): the root tensor whose storage the view shares, and the
+  // version of that storage when the view was taken.
+  at::Tensor view_base_;
+  uint32_t view_version_ = 0;
+  bool is_view_ = false;
 };
 
 namespace impl {
@@ -72,6 +78,10 @@ void set_history(const at::Tensor& t, const std::shared_ptr<Node>& node);
 // For in-place ops: checks that `t` may be modified in place under autograd
 // (not a leaf that requires grad, unless grad mode is off).
 void check_inplace(const at::Tensor& t, bool requires_grad);
+// For view ops: records that `view` shares `base`'s storage (nothing when
+// it does not, e.g. a reshape that copied). See Note [In-place on views].
+void mark_view(const at::Tensor& view, const at::Tensor& base);
+void mark_views(at::TensorList views, const at::Tensor& base);
 // For in-place ops: `t` now comes from `node` (output 0).
 void rebase_history(const at::Tensor& t, const std::shared_ptr<Node>& node);
 

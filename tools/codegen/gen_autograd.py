@@ -429,6 +429,12 @@ def functional_kernel(g, op):
     lines.append("    return at::_ops::%s::redispatch(ks - c10::autograd_dispatch_keyset%s);" % (
         op.struct, (", " + call_args(op)) if op.args else ""))
     lines.append("  }();")
+    # View ops (a result aliasing self, not written to): record the base
+    # whether or not history is recorded. See Note [In-place on views] in
+    # autograd/variable.cc. detach() is not a differentiable view.
+    if op.returns and op.returns[0].alias and not op.returns[0].write and op.name != "detach":
+        lines.append("  %s(result, %s);" % ("mark_views" if g.list_return else "mark_view",
+                                            op.args[0].name))
     lines.append("  if (grad_fn) {")
     if g.list_return:
         outs = ["result"]

@@ -9,6 +9,8 @@
 #include <limits>
 #include <mutex>
 
+#include "c10/util/Exception.h"
+
 namespace c10 {
 namespace {
 
@@ -100,17 +102,7 @@ struct SmallBlock {
 constexpr size_t kSmallBytes = 64;
 constexpr size_t kSmallRaw = kSmallBytes + kCPUAlignment;
 constexpr unsigned kSmallCapacity = 256;
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kSmallCacheEnabled = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kSmallCacheEnabled = false;
-#else
-constexpr bool kSmallCacheEnabled = true;
-#endif
-#else
-constexpr bool kSmallCacheEnabled = true;
-#endif
+constexpr bool kSmallCacheEnabled = !C10_ASAN_ENABLED;
 
 struct alignas(64) CountSlot {  // own cache line: no false sharing
   std::atomic<int64_t> count{0};

@@ -30,6 +30,21 @@
 #define C10_COLD
 #endif
 
+// C10_ASAN_ENABLED is 1 when building with AddressSanitizer (gcc defines
+// __SANITIZE_ADDRESS__, clang answers __has_feature). Caches that recycle
+// freed memory turn themselves off then: ASan's use-after-free checks need
+// every block to go back to malloc.
+#if defined(__SANITIZE_ADDRESS__)
+#define C10_ASAN_ENABLED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define C10_ASAN_ENABLED 1
+#endif
+#endif
+#ifndef C10_ASAN_ENABLED
+#define C10_ASAN_ENABLED 0
+#endif
+
 namespace c10 {
 
 // c10::SourceLocation

@@ -31,14 +31,23 @@ g++ -std=c++17 -O3 -march=native tools/bench/libtorch_ops.cc \
 benches=(aten_bench mm_bench nn_bench autograd_bench train_step_bench)
 ./bazelw build --config=opt //tools/bench:aten_bench //tools/bench:mm_bench //tools/bench:nn_bench //tools/bench:autograd_bench //tools/bench:train_step_bench
 args=(--benchmark_repetitions=3 --benchmark_report_aggregates_only=true)
+# On a shared machine a benchmark gets a fraction of a core and its real time
+# inflates (CPU time stays right). As root, run each side under SCHED_FIFO so
+# it has a whole core for its duration: the real times are then those of a
+# quiet machine. EMBER_BENCH_FIFO=0 turns this off. See docs/benchmarks.md.
+prefix=()
+if [[ $(id -u) -eq 0 && ${EMBER_BENCH_FIFO:-1} != 0 ]] && command -v chrt >/dev/null; then
+  prefix=(chrt -f 50)
+fi
 for threads in "${thread_counts[@]}"; do
   export OMP_NUM_THREADS=$threads OPENBLAS_NUM_THREADS=$threads MKL_NUM_THREADS=$threads
   echo "== Ember (threads=$threads)"
   for b in "${benches[@]}"; do
-    ./bazelw run --config=opt "//tools/bench:$b" -- "${args[@]}" 2>/dev/null | grep median
+    # bazel-bin is the --config=opt tree just built above.
+    "${prefix[@]}" "bazel-bin/tools/bench/$b" "${args[@]}" 2>/dev/null | grep median
   done | tee "$out/ember.txt"
   echo "== libtorch 1.13.1 (threads=$threads)"
-  "$out/libtorch_ops" "${args[@]}" 2>/dev/null | grep median | tee "$out/libtorch.txt"
+  "${prefix[@]}" "$out/libtorch_ops" "${args[@]}" 2>/dev/null | grep median | tee "$out/libtorch.txt"
   echo "== ratio Ember/libtorch (threads=$threads)"
   # Pairs BM_At<X> or BM_<X> with BM_Libtorch<X>: medians of real and CPU
   # time (CPU time is the steadier one on a shared machine).

@@ -37,17 +37,7 @@ struct ThreadBlocks {
 
 thread_local ThreadBlocks tls_blocks;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kCacheEnabled = false;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kCacheEnabled = false;
-#else
-constexpr bool kCacheEnabled = true;
-#endif
-#else
-constexpr bool kCacheEnabled = true;
-#endif
+constexpr bool kCacheEnabled = !C10_ASAN_ENABLED;
 
 struct Releaser {
   ~Releaser() {

@@ -166,13 +166,37 @@ at::Tensor diagonal_backward(const at::Tensor& grad, c10::IntArrayRef sizes, int
   return out;
 }
 
+// Note [Gradients in their operand's layout]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// linear(x, w) multiplies by w.t(), a column-major view of the row-major
+// weight. Its gradient mat1.t().mm(grad) comes out row-major; TBackward
+// turns it into a column-major view for w, which AccumulateGrad cannot keep
+// as w's .grad (the layout differs from w's), so it copies every weight
+// gradient on every step. Computing (grad.t().mm(mat1)).t() instead gives
+// the same values in column-major layout; its transpose is then row-major,
+// like w, and is kept as is. PyTorch does the same.
+namespace {
+bool is_column_major(c10::IntArrayRef sizes, c10::IntArrayRef strides) {
+  return sizes.size() == 2 && strides[0] == 1 && strides[1] == sizes[0] && sizes[0] > 1 &&
+         sizes[1] > 1;
+}
+}  // namespace
+
 at::Tensor mm_mat1_backward(const at::Tensor& grad, const at::Tensor& mat2,
+                            c10::IntArrayRef mat1_sizes, c10::IntArrayRef mat1_strides,
                             const at::Scalar& alpha) {
+  if (is_column_major(mat1_sizes, mat1_strides)) {
+    return maybe_multiply(mat2.mm(grad.t()).t(), alpha);
+  }
   return maybe_multiply(grad.mm(mat2.t()), alpha);
 }
 
 at::Tensor mm_mat2_backward(const at::Tensor& grad, const at::Tensor& mat1,
+                            c10::IntArrayRef mat2_sizes, c10::IntArrayRef mat2_strides,
                             const at::Scalar& alpha) {
+  if (is_column_major(mat2_sizes, mat2_strides)) {
+    return maybe_multiply(grad.t().mm(mat1).t(), alpha);
+  }
   return maybe_multiply(mat1.t().mm(grad), alpha);
 }
 

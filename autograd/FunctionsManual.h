@@ -65,10 +65,16 @@ at::Tensor unsqueeze_to(const at::Tensor& grad, int64_t dim, c10::IntArrayRef si
 at::Tensor diagonal_backward(const at::Tensor& grad, c10::IntArrayRef sizes, int64_t offset,
                              int64_t dim1, int64_t dim2);
 
-// Matrix products.
+// Matrix products. The gradient of a column-major operand (a transposed
+// row-major matrix, e.g. linear's weight.t()) is computed in that layout, so
+// that the transpose's backward hands a row-major gradient to the weight's
+// AccumulateGrad, which can then keep it without a copy.
+// See Note [Gradients in their operand's layout] in FunctionsManual.cc.
 at::Tensor mm_mat1_backward(const at::Tensor& grad, const at::Tensor& mat2,
+                            c10::IntArrayRef mat1_sizes, c10::IntArrayRef mat1_strides,
                             const at::Scalar& alpha);
 at::Tensor mm_mat2_backward(const at::Tensor& grad, const at::Tensor& mat1,
+                            c10::IntArrayRef mat2_sizes, c10::IntArrayRef mat2_strides,
                             const at::Scalar& alpha);
 
 

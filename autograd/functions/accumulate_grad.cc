@@ -15,6 +15,33 @@ AccumulateGrad::AccumulateGrad(at::Tensor variable)
   add_input_metadata(variable_);
 }
 
+// Note [Keeping the incoming gradient]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The first gradient a leaf receives becomes its .grad without a copy when
+// nothing else can see or change its memory: the handle is the only one
+// (use_count 1), the tensor is contiguous, carries no history, and its
+// storage has no other owner. A view that the backward itself made (e.g.
+// TBackward's grad.t(); view ops record their base even in no-grad mode)
+// qualifies too when its recorded base is held by nothing but that record:
+// the storage then has exactly two owners, the view and its base, and the
+// base goes away with the view. Such a view is kept through detach(), which
+// drops the view record, as PyTorch keeps new_grad.detach(). Anything else
+// is cloned.
+namespace {
+enum class Keep { kNo, kAsIs, kDetached };
+
+Keep keepable(const at::Tensor& g) {
+  if (g.use_count() != 1 || !g.is_contiguous()) return Keep::kNo;
+  const AutogradMeta* meta = impl::get_autograd_meta(g);
+  if (meta == nullptr) return g.storage().use_count() == 1 ? Keep::kAsIs : Keep::kNo;
+  if (meta->grad_fn_ != nullptr || meta->requires_grad_ || !meta->is_view_) return Keep::kNo;
+  const at::Tensor& base = meta->view_base_;
+  const bool sole_base = base.defined() && base.use_count() == 1 &&
+                         impl::get_autograd_meta(base) == nullptr;
+  return sole_base && g.storage().use_count() == 2 ? Keep::kDetached : Keep::kNo;
+}
+}  // namespace
+
 variable_list AccumulateGrad::apply(variable_list&& grads) {
   TORCH_INTERNAL_ASSERT(grads.size() == 1, "AccumulateGrad expects one gradient");
   at::Tensor new_grad = std::move(grads[0]);
@@ -31,11 +58,11 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   at::Tensor& grad = meta->grad_;
   if (!at::GradMode::is_enabled()) {
     if (!grad.defined()) {
-      // Steal the buffer when nothing else refers to it (no copy).
-      const bool stealable = new_grad.use_count() == 1 && new_grad.is_contiguous() &&
-                             new_grad.storage().use_count() == 1 &&
-                             impl::get_autograd_meta(new_grad) == nullptr;
-      grad = stealable ? new_grad : new_grad.clone();
+      switch (keepable(new_grad)) {
+        case Keep::kAsIs: grad = std::move(new_grad); break;
+        case Keep::kDetached: grad = new_grad.detach(); break;
+        case Keep::kNo: grad = new_grad.clone(); break;
+      }
     } else {
       at::NoGradGuard no_grad;
       grad.add_(new_grad);

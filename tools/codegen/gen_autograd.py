@@ -10,7 +10,7 @@ aten/native_functions/*.txt), one indented line per differentiable input:
 
 A formula is C++ evaluated in the backward Node, with the op's arguments by
 name (tensors are saved for the backward only if a formula uses them;
-`X.sizes()`, `X.scalar_type()`, `X.dim()`, `X.numel()` and `X.options()` of
+`X.sizes()`, `X.strides()`, `X.scalar_type()`, `X.dim()`, `X.numel()` and `X.options()` of
 a tensor argument save just that), `grad` (the gradient of the first
 output), `grads[i]`, and `result` / `resultN` (the outputs). Helpers live in
 autograd/FunctionsManual.h. Other indented lines:
@@ -41,7 +41,7 @@ _spec = importlib.util.spec_from_file_location("gen_aten", os.path.join(HERE, "g
 gen_aten = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(gen_aten)
 
-ATTRS = ("sizes", "scalar_type", "dim", "numel", "options")
+ATTRS = ("sizes", "strides", "scalar_type", "dim", "numel", "options")
 
 
 class Entry:
@@ -138,9 +138,11 @@ def local_expr(arg):
     return "%s_" % arg.name
 
 
-ATTR_TYPES = {"sizes": "std::vector<int64_t>", "scalar_type": "at::ScalarType",
+ATTR_TYPES = {"sizes": "std::vector<int64_t>", "strides": "std::vector<int64_t>",
+              "scalar_type": "at::ScalarType",
               "dim": "int64_t", "numel": "int64_t", "options": "at::TensorOptions"}
-ATTR_SAVE = {"sizes": "%s.sizes().vec()", "scalar_type": "%s.scalar_type()",
+ATTR_SAVE = {"sizes": "%s.sizes().vec()", "strides": "%s.strides().vec()",
+             "scalar_type": "%s.scalar_type()",
              "dim": "%s.dim()", "numel": "%s.numel()", "options": "%s.options()"}
 
 

@@ -10,6 +10,7 @@
 
 #include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/dispatch.h"
+#include "backends/cpu/eltwise_onednn.h"
 #include "backends/cpu/pointwise.h"
 #include "backends/cpu/pointwise_loops.h"
 #include "backends/cpu/pointwise_math.h"
@@ -83,7 +84,13 @@ at::Tensor run_leaky_relu(const char* op, const at::Tensor& out, const at::Tenso
 // element function would keep GCC from vectorizing.
 at::Tensor run_gelu(const char* op, const at::Tensor& out, const at::Tensor& self,
                     c10::string_view approximate) {
-  if (gelu_is_tanh(approximate, op)) {
+  const bool tanh_form = gelu_is_tanh(approximate, op);
+  // See Note [oneDNN eltwise].
+  at::Tensor r = onednn_unary(tanh_form ? dnnl::algorithm::eltwise_gelu_tanh
+                                        : dnnl::algorithm::eltwise_gelu_erf,
+                              0.f, 0.f, out, self);
+  if (r.defined()) return r;
+  if (tanh_form) {
     return activation(op, out, self, [](auto tag) {
       using T = typename decltype(tag)::type;
       return [](T x) {
@@ -99,6 +106,9 @@ at::Tensor run_gelu(const char* op, const at::Tensor& out, const at::Tensor& sel
 }
 
 at::Tensor run_silu(const char* op, const at::Tensor& out, const at::Tensor& self) {
+  // swish with alpha 1 is x * sigmoid(x); See Note [oneDNN eltwise].
+  at::Tensor r = onednn_unary(dnnl::algorithm::eltwise_swish, 1.f, 0.f, out, self);
+  if (r.defined()) return r;
   return activation(op, out, self, [](auto tag) {
     using T = typename decltype(tag)::type;
     return [](T x) { return x * math::sigmoid(x); };

@@ -9,6 +9,7 @@
 
 #include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/dispatch.h"
+#include "backends/cpu/eltwise_onednn.h"
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/pointwise.h"
 #include "backends/cpu/pointwise_loops.h"
@@ -185,7 +186,10 @@ at::Tensor run_round_decimals(const char* op, const at::Tensor& out,
 }
 
 // The floating functions. float32 exp, tanh and sigmoid use the
-// vectorizable forms of pointwise_math.h (See Note [Vectorizable exp]).
+// vectorizable forms of pointwise_math.h (See Note [Vectorizable exp]);
+// tanh uses oneDNN for large contiguous tensors (See Note [oneDNN eltwise]).
+// exp and sigmoid do not: oneDNN 2.6's JIT exp turns NaN into inf, and its
+// sigmoid flushes results below 1.2e-38 to zero (for a 1.3x gain).
 at::Tensor run_exp(const char* op, const at::Tensor& out, const at::Tensor& self) {
   return unary_float(op, out, self, [](auto x) { return math::exp(x); });
 }
@@ -220,6 +224,8 @@ at::Tensor run_cos(const char* op, const at::Tensor& out, const at::Tensor& self
   return unary_float(op, out, self, [](auto x) { return std::cos(x); });
 }
 at::Tensor run_tanh(const char* op, const at::Tensor& out, const at::Tensor& self) {
+  at::Tensor r = onednn_unary(dnnl::algorithm::eltwise_tanh, 0.f, 0.f, out, self);
+  if (r.defined()) return r;
   return unary_float(op, out, self, [](auto x) { return math::tanh(x); });
 }
 at::Tensor run_sigmoid(const char* op, const at::Tensor& out, const at::Tensor& self) {

@@ -164,6 +164,21 @@ TEST(Gradgradcheck, Convolution) {
       true);
 }
 
+// convolution_double_backward is written with convolution and
+// convolution_backward, so third derivatives are recorded too.
+TEST(Gradgradcheck, ConvolutionThirdDerivative) {
+  Fn first = [](const variable_list& v) {
+    at::Tensor y = at::conv2d(v[0], v[1], {}, 1, 1);
+    return torch::autograd::grad({(y * y).sum()}, {v[0], v[1]}, {}, true, /*create_graph=*/true);
+  };
+  try {
+    EXPECT_TRUE(gradgradcheck(first, {input({1, 1, 3, 3}, -1, 1, 0, true),
+                                      input({2, 1, 2, 2}, -1, 1, 1, false)}));
+  } catch (const c10::Error& e) {
+    ADD_FAILURE() << e.what_without_backtrace();
+  }
+}
+
 TEST(Gradgradcheck, Pools) {
   run({{"max_pool2d", [](const variable_list& v) {
           return variable_list{at::max_pool2d(v[0], {2, 2}), at::max_pool2d(v[0], {3, 3}, {2, 2}, {1, 1})};

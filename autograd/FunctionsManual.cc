@@ -136,34 +136,12 @@ at::Tensor permute_backwards(const at::Tensor& grad, c10::IntArrayRef dims) {
   return grad.permute(inverse);
 }
 
-at::Tensor select_backward(const at::Tensor& grad, c10::IntArrayRef sizes, int64_t dim,
-                           int64_t index) {
-  at::Tensor out = at::zeros(sizes, grad.options());
-  out.select(dim, index).copy_(grad);
-  return out;
-}
-
-at::Tensor slice_backward(const at::Tensor& grad, c10::IntArrayRef sizes, int64_t dim,
-                          std::optional<int64_t> start, std::optional<int64_t> end,
-                          int64_t step) {
-  at::Tensor out = at::zeros(sizes, grad.options());
-  out.slice(dim, start, end, step).copy_(grad);
-  return out;
-}
-
 at::Tensor unsqueeze_to(const at::Tensor& grad, c10::IntArrayRef sizes) {
   return grad.reshape(sizes);
 }
 
 at::Tensor unsqueeze_to(const at::Tensor& grad, int64_t /*dim*/, c10::IntArrayRef sizes) {
   return grad.reshape(sizes);
-}
-
-at::Tensor diagonal_backward(const at::Tensor& grad, c10::IntArrayRef sizes, int64_t offset,
-                             int64_t dim1, int64_t dim2) {
-  at::Tensor out = at::zeros(sizes, grad.options());
-  out.diagonal(offset, dim1, dim2).copy_(grad);
-  return out;
 }
 
 // Note [Gradients in their operand's layout]

@@ -3,7 +3,9 @@
 // the forward saved, and returns the gradient of one input.
 #pragma once
 
+#include <limits>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include "aten/Tensor.h"
@@ -55,15 +57,10 @@ at::Tensor unsqueeze_multiple(const at::Tensor& t, c10::OptionalIntArrayRef dims
 
 // Views.
 at::Tensor permute_backwards(const at::Tensor& grad, c10::IntArrayRef dims);
-at::Tensor select_backward(const at::Tensor& grad, c10::IntArrayRef sizes, int64_t dim,
-                           int64_t index);
-at::Tensor slice_backward(const at::Tensor& grad, c10::IntArrayRef sizes, int64_t dim,
-                          std::optional<int64_t> start, std::optional<int64_t> end,
-                          int64_t step);
+// select/slice/diagonal: their gradients are the ops at::select_backward,
+// at::slice_backward and at::diagonal_backward (differentiable in turn).
 at::Tensor unsqueeze_to(const at::Tensor& grad, c10::IntArrayRef sizes);
 at::Tensor unsqueeze_to(const at::Tensor& grad, int64_t dim, c10::IntArrayRef sizes);
-at::Tensor diagonal_backward(const at::Tensor& grad, c10::IntArrayRef sizes, int64_t offset,
-                             int64_t dim1, int64_t dim2);
 
 // Matrix products. The gradient of a column-major operand (a transposed
 // row-major matrix, e.g. linear's weight.t()) is computed in that layout, so
@@ -126,6 +123,77 @@ at::Tensor masked_select_backward(const at::Tensor& grad, const at::Tensor& self
 // ---- convolution
 // The bias's sizes for convolution_backward (none without a bias).
 c10::OptionalIntArrayRef bias_sizes_opt(const at::Tensor& bias);
+
+// ---- double backward and the newer derivatives (FunctionsManual_double.cc)
+// The derivatives of the backward ops themselves, for second derivatives.
+// Each is built from differentiable ops only, so third derivatives work too.
+// `grad` is the gradient of the backward op's output (the first derivative).
+
+// _softmax_backward_data / _log_softmax_backward_data w.r.t. `output`.
+at::Tensor softmax_double_backward(const at::Tensor& grad, const at::Tensor& grad_output,
+                                   int64_t dim, const at::Tensor& output);
+at::Tensor log_softmax_double_backward(const at::Tensor& grad, const at::Tensor& grad_output,
+                                       int64_t dim, const at::Tensor& output);
+
+// mse_loss_backward w.r.t. grad_output, and w.r.t. self (target: its negation).
+at::Tensor mse_loss_double_backward_grad_output(const at::Tensor& grad, const at::Tensor& self,
+                                                const at::Tensor& target, int64_t reduction);
+at::Tensor mse_loss_double_backward(const at::Tensor& grad, const at::Tensor& grad_output,
+                                    int64_t reduction);
+
+// binary_cross_entropy w.r.t. target, and binary_cross_entropy_backward
+// w.r.t. grad_output, self and target.
+at::Tensor binary_cross_entropy_target_backward(const at::Tensor& grad, const at::Tensor& self,
+                                                const at::Tensor& target,
+                                                const std::optional<at::Tensor>& weight,
+                                                int64_t reduction);
+at::Tensor binary_cross_entropy_double_backward_grad_output(
+    const at::Tensor& grad, const at::Tensor& self, const at::Tensor& target,
+    const std::optional<at::Tensor>& weight, int64_t reduction);
+at::Tensor binary_cross_entropy_double_backward(const at::Tensor& grad_output,
+                                                const at::Tensor& grad, const at::Tensor& self,
+                                                const at::Tensor& target,
+                                                const std::optional<at::Tensor>& weight,
+                                                int64_t reduction);
+at::Tensor binary_cross_entropy_double_backward_target(
+    const at::Tensor& grad, const at::Tensor& grad_output, const at::Tensor& self,
+    const at::Tensor& target, const std::optional<at::Tensor>& weight, int64_t reduction);
+// binary_cross_entropy_with_logits w.r.t. target.
+at::Tensor bce_with_logits_target_backward(const at::Tensor& grad, const at::Tensor& self,
+                                           const at::Tensor& target,
+                                           const std::optional<at::Tensor>& weight,
+                                           const std::optional<at::Tensor>& pos_weight,
+                                           int64_t reduction);
+
+// max_pool2d_with_indices_backward w.r.t. grad_output: `grad` (input-shaped)
+// read back at the indices of the maxima.
+at::Tensor max_pool_double_backward(const at::Tensor& grad, const at::Tensor& indices);
+// The last two sizes (the output size of a 2-d adaptive pool).
+std::vector<int64_t> last_two_sizes(c10::IntArrayRef sizes);
+
+// convolution_backward w.r.t. grad_output, input and weight (PyTorch's
+// _convolution_double_backward): ggI, ggW and ggb are the gradients of its
+// three outputs (any may be undefined).
+std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_double_backward(
+    const at::Tensor& ggI, const at::Tensor& ggW, const at::Tensor& ggb, const at::Tensor& gO,
+    const at::Tensor& weight, const at::Tensor& input, c10::IntArrayRef stride,
+    c10::IntArrayRef padding, c10::IntArrayRef dilation, bool transposed,
+    c10::IntArrayRef output_padding, int64_t groups, const std::vector<bool>& output_mask);
+
+// var_mean / std_mean: the sum of the var (std) and mean gradients.
+at::Tensor var_mean_backward(const at::Tensor& grad_var, const at::Tensor& grad_mean,
+                             const at::Tensor& self, c10::OptionalIntArrayRef dim,
+                             const std::optional<at::Scalar>& correction, bool keepdim);
+at::Tensor std_mean_backward(const at::Tensor& grad_std, const at::Tensor& grad_mean,
+                             const at::Tensor& self, const at::Tensor& std,
+                             c10::OptionalIntArrayRef dim,
+                             const std::optional<at::Scalar>& correction, bool keepdim);
+
+// scatter.reduce / scatter.value_reduce: reduce="add" only (as scatter_add);
+// "multiply" raises NotImplementedError.
+at::Tensor scatter_reduce_self_backward(const at::Tensor& grad, c10::string_view reduce);
+at::Tensor scatter_reduce_src_backward(const at::Tensor& grad, int64_t dim,
+                                       const at::Tensor& index, c10::string_view reduce);
 
 }  // namespace details
 }  // namespace generated

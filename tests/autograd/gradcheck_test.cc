@@ -218,12 +218,14 @@ std::vector<Case> cases() {
 }
 
 TEST(Gradcheck, InputsWithoutAFormulaRaiseOnBackward) {
-  at::Tensor x = input({3}, 0.2, 0.8);
-  at::Tensor t = input({3}, 0.2, 0.8, 1);
-  at::Tensor loss = at::binary_cross_entropy(x, t);
+  // nll_loss's class weights have no derivative (as in PyTorch).
+  at::Tensor x = input({2, 3});
+  at::Tensor w = input({3}, 0.2, 0.8, 1);
+  at::Tensor target = at::zeros({2}, at::kLong);
+  at::Tensor loss = at::nll_loss(at::log_softmax(x, 1), target, w);
   EXPECT_THAT(errorOf([&] { loss.backward(); }),
-              HasSubstr("the derivative for 'aten::binary_cross_entropy' with respect to "
-                        "'target' is not implemented"));
+              HasSubstr("the derivative for 'aten::nll_loss_forward' with respect to "
+                        "'weight' is not implemented"));
 }
 
 TEST(Gradcheck, EveryDifferentiableOp) {

@@ -116,6 +116,8 @@ def save_expr(arg):
             return "%s.has_value() ? std::optional<std::vector<int64_t>>(%s->vec()) : std::nullopt" % (
                 arg.name, arg.name)
         return "%s.vec()" % arg.name
+    if t.is_list and t.base == "bool":  # bool[N] arrives as a std::vector<bool>
+        return "std::vector<bool>(%s.begin(), %s.end())" % (arg.name, arg.name)
     if t.is_list:
         return "%s.vec()" % arg.name
     if t.base == "str":

@@ -121,6 +121,17 @@ at::Tensor masked_select_backward(const at::Tensor& grad, const at::Tensor& self
 // The bias's sizes for convolution_backward (none without a bias).
 c10::OptionalIntArrayRef bias_sizes_opt(const at::Tensor& bias);
 
+// ---- as_strided
+// The gradient of `self.as_strided(sizes, strides, storage_offset)` for a
+// `self` of the given geometry: each element of `grad` is added to the
+// storage location it was read from (summed where the output overlaps
+// itself), and each input element takes the sum at its location (shared
+// equally where the input overlaps itself).
+at::Tensor as_strided_backward(const at::Tensor& grad, c10::IntArrayRef input_sizes,
+                               c10::IntArrayRef input_strides, int64_t input_storage_offset,
+                               c10::IntArrayRef sizes, c10::IntArrayRef strides,
+                               std::optional<int64_t> storage_offset);
+
 }  // namespace details
 }  // namespace generated
 }  // namespace autograd

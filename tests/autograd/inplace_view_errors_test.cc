@@ -103,6 +103,32 @@ TEST(InplaceViewErrors, AMultiOutputViewUsedAfterItsBaseChangedIsRefused) {
                         "multiple views."));
 }
 
+TEST(InplaceViewErrors, ACustomFunctionMarkingAViewDirtyIsRefused) {
+  // Custom Functions set the history of dirty outputs directly; they cannot
+  // rebase the base of a view, so recording one on a view is refused.
+  struct DoubleInPlace : torch::autograd::Function<DoubleInPlace> {
+    static at::Tensor forward(torch::autograd::AutogradContext* ctx, at::Tensor x) {
+      x.mul_(2);
+      ctx->mark_dirty({x});
+      return x;
+    }
+    static torch::autograd::variable_list backward(torch::autograd::AutogradContext*,
+                                                   torch::autograd::variable_list g) {
+      return {g[0] * 2};
+    }
+  };
+  at::Tensor a = at::ones({2, 2}, f64()).requires_grad_();
+  at::Tensor b = a.clone();
+  EXPECT_THAT(errorOf([&] { DoubleInPlace::apply(b.select(0, 0)); }),
+              HasSubstr("an in-place operation on a view is being recorded for autograd by an "
+                        "op without a derivative formula or a custom Function marking it "
+                        "dirty"));
+  // On a tensor that is not a view it is recorded as before.
+  at::Tensor c = a.clone();
+  DoubleInPlace::apply(c).sum().backward();
+  EXPECT_TRUE(at::equal(a.grad(), at::full({2, 2}, 2.0, f64())));
+}
+
 TEST(InplaceViewErrors, MarkViewNeverMakesATensorAViewOfItself) {
   // A view op returning its input's own TensorImpl would otherwise make the
   // tensor own itself through its view base.

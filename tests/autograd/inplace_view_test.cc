@@ -242,6 +242,17 @@ TEST(InplaceView, GradcheckOfInPlaceOpsOnEveryViewOp) {
   }
 }
 
+TEST(InplaceView, SecondDerivativesFlowThroughCopySlices) {
+  at::Tensor a = at::rand({4}, f64()).requires_grad_();
+  at::Tensor y = at::rand({2}, f64()).requires_grad_();
+  auto f = [](const variable_list& in) {
+    at::Tensor b = in[0].clone();
+    b.narrow(0, 1, 2).mul_(in[1]);
+    return variable_list{b * b};
+  };
+  EXPECT_TRUE(torch::autograd::gradgradcheck(f, {a, y}));
+}
+
 TEST(InplaceView, UnrecordedInPlaceOnViewsStaysAllowed) {
   // No input requires grad: plain tensor semantics.
   at::Tensor x = at::zeros({4}, f64());

@@ -390,6 +390,75 @@ c10::OptionalIntArrayRef bias_sizes_opt(const at::Tensor& bias) {
   return c10::OptionalIntArrayRef(bias.sizes());
 }
 
+// ---- as_strided -----------------------------------------------------------------------------
+
+namespace {
+// The storage location (minus `base`) of each element of the geometry, in
+// the order of its elements, as a Long tensor.
+at::Tensor storage_indices(c10::IntArrayRef sizes, c10::IntArrayRef strides, int64_t offset,
+                           const at::TensorOptions& options) {
+  int64_t n = 1;
+  for (int64_t s : sizes) n *= s;
+  at::Tensor out = at::empty({n}, options.dtype(at::kLong));
+  int64_t* p = out.data_ptr<int64_t>();
+  const size_t dims = sizes.size();
+  std::vector<int64_t> idx(dims, 0);
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t pos = offset;
+    for (size_t d = 0; d < dims; ++d) pos += idx[d] * strides[d];
+    p[k] = pos;
+    for (size_t d = dims; d-- > 0;) {
+      if (++idx[d] < sizes[d]) break;
+      idx[d] = 0;
+    }
+  }
+  return out;
+}
+
+// One past the last storage location the geometry reaches (its offset if
+// it is empty).
+int64_t storage_end(c10::IntArrayRef sizes, c10::IntArrayRef strides, int64_t offset) {
+  int64_t last = offset;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0) return offset;
+    last += (sizes[d] - 1) * strides[d];
+  }
+  return last + 1;
+}
+}  // namespace
+
+at::Tensor as_strided_backward(const at::Tensor& grad, c10::IntArrayRef input_sizes,
+                               c10::IntArrayRef input_strides, int64_t input_storage_offset,
+                               c10::IntArrayRef sizes, c10::IntArrayRef strides,
+                               std::optional<int64_t> storage_offset) {
+  const int64_t out_offset = storage_offset.value_or(input_storage_offset);
+  const int64_t lo = std::min(input_storage_offset, out_offset);
+  const int64_t hi = std::max(storage_end(input_sizes, input_strides, input_storage_offset),
+                              storage_end(sizes, strides, out_offset));
+  const at::TensorOptions index_options = grad.options().dtype(at::kLong);
+  // The gradient of each storage location the output read.
+  at::Tensor out_index = storage_indices(sizes, strides, out_offset - lo, index_options);
+  at::Tensor storage = at::zeros({hi - lo}, grad.options())
+                           .index_put({std::optional<at::Tensor>(out_index)},
+                                      grad.reshape({-1}), /*accumulate=*/true);
+  at::Tensor in_index =
+      storage_indices(input_sizes, input_strides, input_storage_offset - lo, index_options);
+  at::Tensor result = storage.index_select(0, in_index);
+  // Input elements sharing a location (e.g. a base made by empty_strided
+  // with a zero stride) split its gradient.
+  std::vector<int32_t> uses(static_cast<size_t>(hi - lo), 0);
+  bool overlaps = false;
+  const int64_t* p = in_index.data_ptr<int64_t>();
+  for (int64_t k = 0; k < in_index.numel(); ++k) overlaps = ++uses[p[k]] > 1 || overlaps;
+  if (overlaps) {
+    at::Tensor count = at::empty({in_index.numel()}, grad.options().dtype(at::kDouble));
+    double* c = count.data_ptr<double>();
+    for (int64_t k = 0; k < in_index.numel(); ++k) c[k] = uses[p[k]];
+    result = result / count.to(grad.scalar_type());
+  }
+  return result.view(input_sizes);
+}
+
 }  // namespace details
 }  // namespace generated
 }  // namespace autograd

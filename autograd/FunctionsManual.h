@@ -195,6 +195,17 @@ at::Tensor scatter_reduce_self_backward(const at::Tensor& grad, c10::string_view
 at::Tensor scatter_reduce_src_backward(const at::Tensor& grad, int64_t dim,
                                        const at::Tensor& index, c10::string_view reduce);
 
+// ---- as_strided
+// The gradient of `self.as_strided(sizes, strides, storage_offset)` for a
+// `self` of the given geometry: each element of `grad` is added to the
+// storage location it was read from (summed where the output overlaps
+// itself), and each input element takes the sum at its location (shared
+// equally where the input overlaps itself).
+at::Tensor as_strided_backward(const at::Tensor& grad, c10::IntArrayRef input_sizes,
+                               c10::IntArrayRef input_strides, int64_t input_storage_offset,
+                               c10::IntArrayRef sizes, c10::IntArrayRef strides,
+                               std::optional<int64_t> storage_offset);
+
 }  // namespace details
 }  // namespace generated
 }  // namespace autograd

@@ -10,8 +10,9 @@ aten/native_functions/*.txt), one indented line per differentiable input:
 
 A formula is C++ evaluated in the backward Node, with the op's arguments by
 name (tensors are saved for the backward only if a formula uses them;
-`X.sizes()`, `X.strides()`, `X.scalar_type()`, `X.dim()`, `X.numel()` and `X.options()` of
-a tensor argument save just that), `grad` (the gradient of the first
+`X.sizes()`, `X.strides()`, `X.storage_offset()`, `X.scalar_type()`,
+`X.dim()`, `X.numel()` and `X.options()` of a tensor argument save just
+that), `grad` (the gradient of the first
 output), `grads[i]`, and `result` / `resultN` (the outputs). Helpers live in
 autograd/FunctionsManual.h. Other indented lines:
 
@@ -41,7 +42,7 @@ _spec = importlib.util.spec_from_file_location("gen_aten", os.path.join(HERE, "g
 gen_aten = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(gen_aten)
 
-ATTRS = ("sizes", "strides", "scalar_type", "dim", "numel", "options")
+ATTRS = ("sizes", "strides", "storage_offset", "scalar_type", "dim", "numel", "options")
 
 
 class Entry:
@@ -141,10 +142,10 @@ def local_expr(arg):
 
 
 ATTR_TYPES = {"sizes": "std::vector<int64_t>", "strides": "std::vector<int64_t>",
-              "scalar_type": "at::ScalarType",
+              "storage_offset": "int64_t", "scalar_type": "at::ScalarType",
               "dim": "int64_t", "numel": "int64_t", "options": "at::TensorOptions"}
 ATTR_SAVE = {"sizes": "%s.sizes().vec()", "strides": "%s.strides().vec()",
-             "scalar_type": "%s.scalar_type()",
+             "storage_offset": "%s.storage_offset()", "scalar_type": "%s.scalar_type()",
              "dim": "%s.dim()", "numel": "%s.numel()", "options": "%s.options()"}
 
 
@@ -467,7 +468,8 @@ def inplace_kernel(g, op):
     lines = ["%s %s(c10::DispatchKeySet ks, %s) {" % (r, fn, kernel_params(op))]
     lines.append("  const bool requires_grad = %s;" % g.requires_grad_expr().replace(
         "compute_requires_grad({&%s})" % self_name, "compute_requires_grad({&%s})" % self_name))
-    lines.append("  check_inplace(%s, requires_grad);" % self_name)
+    # rebase_history below keeps views right (CopySlices).
+    lines.append("  check_inplace(%s, requires_grad, /*rebases_views=*/true);" % self_name)
     lines.append("  std::shared_ptr<%s> grad_fn;" % g.node)
     lines.append("  if (requires_grad) {")
     lines.append("    grad_fn = make_node<%s>();" % g.node)

@@ -208,6 +208,14 @@ TEST(TorchTensor, ScalarsAndListsDoNotMix) {
                         "of size 2"));
 }
 
+TEST(TorchTensor, AVectorFillsOnlyTheLastDimension) {
+  std::vector<int> v{1};
+  // {{{1}}, v}: v (size 1) stands where a [1, 1] list of lists belongs.
+  EXPECT_THAT(errorOf([&] { torch::tensor({{{1}}, v}); }),
+              HasSubstr("expected a list of 1-level nested sublists at dimension 1 (index "
+                        "[1]), but got a vector of size 1"));
+}
+
 TEST(TorchTensor, MixedKindsOfValuesAreRefused) {
   std::string msg = errorOf([] { torch::tensor({1, 2.5}); });
   EXPECT_THAT(msg, HasSubstr("expected every element to infer the dtype of the first one "

@@ -122,6 +122,7 @@ struct TensorDataContainer {
       std::vector<c10::Scalar> values;
       values.reserve(static_cast<size_t>(count(sizes)));
       collect(values);
+      TORCH_INTERNAL_ASSERT(static_cast<int64_t>(values.size()) == count(sizes));
       result = at::empty(sizes, at::dtype(dtype));
       write(result, values);
       if (options.has_device()) result = result.to(make);
@@ -188,6 +189,12 @@ struct TensorDataContainer {
       }
       return;
     }
+    // A vector's values fill the last dimension only.
+    TORCH_CHECK(!is_tensor() || dim + 1 == sizes.size(), "torch::tensor: expected a list "
+                "of ", sizes.size() - dim - 1, "-level nested sublists at dimension ", dim,
+                " (index ", index_string(index), "), but got a vector of size ", length(),
+                ", which can only fill the last dimension. Nested lists must be rectangular: "
+                "give every sublist at the same depth the same depth of nesting.");
     if (is_tensor() && length() == 0) return;  // no element to infer from
     if (!inferred.found) {
       inferred.found = true;

@@ -9,6 +9,7 @@
 #include <limits>
 #include <sstream>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <omp.h>
@@ -57,7 +58,9 @@ at::Tensor in_layout_of(const at::Tensor& result, const at::Tensor& input) {
   return out;
 }
 
-void check_input(const at::Tensor& self, const char* op) {
+// allow_long: avg_pool2d and its backward also take Long, as PyTorch's CPU
+// kernels do (See Note [Integer average pooling]).
+void check_input(const at::Tensor& self, const char* op, bool allow_long = false) {
   TORCH_CHECK(self.dim() == 3 || self.dim() == 4, op, ": expected a 3-d (unbatched) or "
               "4-d (batched) input, but got input of size ", shape_str(self.sizes()), ".");
   for (int64_t d = self.dim() - 3; d < self.dim(); ++d) {
@@ -65,8 +68,10 @@ void check_input(const at::Tensor& self, const char* op) {
                 "non-batch dimensions, but input has sizes ", shape_str(self.sizes()),
                 " with dimension ", d, " being empty.");
   }
-  TORCH_CHECK(c10::isFloatingType(self.scalar_type()), op, ": dtype ", self.scalar_type(),
-              " is not supported; use a floating dtype (convert with .to()).");
+  TORCH_CHECK(c10::isFloatingType(self.scalar_type()) ||
+                  (allow_long && self.scalar_type() == c10::ScalarType::Long),
+              op, ": dtype ", self.scalar_type(), " is not supported; use a floating dtype",
+              allow_long ? " or Long" : "", " (convert with .to()).");
 }
 
 // PyTorch's pooling output size: rounded down, or up with ceil_mode unless
@@ -97,13 +102,14 @@ void pair_of(c10::IntArrayRef p, const char* op, const char* what, bool may_be_e
 
 Pool pool_geometry(const at::Tensor& self, c10::IntArrayRef kernel_size,
                    c10::IntArrayRef stride, c10::IntArrayRef padding,
-                   c10::IntArrayRef dilation, bool ceil_mode, const char* op) {
+                   c10::IntArrayRef dilation, bool ceil_mode, const char* op,
+                   bool allow_long = false) {
   Pool p;
   pair_of(kernel_size, op, "kernel_size", false, {}, &p.kH, &p.kW);
   pair_of(stride, op, "stride", true, kernel_size, &p.sH, &p.sW);
   pair_of(padding, op, "padding", false, {}, &p.pH, &p.pW);
   pair_of(dilation, op, "dilation", false, {}, &p.dH, &p.dW);
-  check_input(self, op);
+  check_input(self, op, allow_long);
   TORCH_CHECK(p.kH > 0 && p.kW > 0, op, ": kernel size should be greater than zero, but "
               "got kH: ", p.kH, " kW: ", p.kW, ".");
   TORCH_CHECK(p.sH > 0 && p.sW > 0, op, ": stride should be greater than zero, but got "
@@ -195,6 +201,14 @@ void max_pool_planes(const Pool& p, const T* in, T* out, int64_t* ind) {
 
 // ---- average pooling -------------------------------------------------------------
 
+// Note [Integer average pooling]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// As PyTorch's CPU kernels, avg_pool2d and avg_pool2d_backward take Long
+// inputs and compute in int64: a window's sum divided by its divisor with
+// C++ integer division (truncated toward zero: the average of {-1, -2} is
+// -1), and in the backward each output cell's gradient divided the same way
+// before it is added to every input of its window.
+
 // The divisor of output cell (oh, ow) and its clipped window.
 struct AvgWindow {
   int64_t h0, h1, w0, w1;
@@ -228,13 +242,24 @@ void avg_pool_planes(const Pool& p, const T* in, T* out, bool count_include_pad,
     for (int64_t oh = 0; oh < p.OH; ++oh) {
       for (int64_t ow = 0; ow < p.OW; ++ow) {
         const AvgWindow a = avg_window(p, oh, ow, count_include_pad, divisor_override);
-        double sum = 0;
-        for (int64_t h = a.h0; h < a.h1; ++h) {
-          for (int64_t w = a.w0; w < a.w1; ++w) sum += static_cast<double>(x[h * p.W + w]);
-        }
+        T value = static_cast<T>(0);
         // An empty window (only possible in the padding) gives 0, as PyTorch.
-        y[oh * p.OW + ow] = a.h0 < a.h1 && a.w0 < a.w1 ? static_cast<T>(sum / a.divisor)
-                                                        : static_cast<T>(0);
+        if (a.h0 < a.h1 && a.w0 < a.w1) {
+          if constexpr (std::is_integral_v<T>) {
+            int64_t sum = 0;
+            for (int64_t h = a.h0; h < a.h1; ++h) {
+              for (int64_t w = a.w0; w < a.w1; ++w) sum += x[h * p.W + w];
+            }
+            value = static_cast<T>(sum / static_cast<int64_t>(a.divisor));
+          } else {
+            double sum = 0;
+            for (int64_t h = a.h0; h < a.h1; ++h) {
+              for (int64_t w = a.w0; w < a.w1; ++w) sum += static_cast<double>(x[h * p.W + w]);
+            }
+            value = static_cast<T>(sum / a.divisor);
+          }
+        }
+        y[oh * p.OW + ow] = value;
       }
     }
   });
@@ -250,10 +275,17 @@ void avg_pool_backward_planes(const Pool& p, const T* grad, T* gin, bool count_i
     for (int64_t oh = 0; oh < p.OH; ++oh) {
       for (int64_t ow = 0; ow < p.OW; ++ow) {
         const AvgWindow a = avg_window(p, oh, ow, count_include_pad, divisor_override);
-        const double share = static_cast<double>(g[oh * p.OW + ow]) / a.divisor;
-        for (int64_t h = a.h0; h < a.h1; ++h) {
-          for (int64_t w = a.w0; w < a.w1; ++w) {
-            gx[h * p.W + w] = static_cast<T>(static_cast<double>(gx[h * p.W + w]) + share);
+        if constexpr (std::is_integral_v<T>) {
+          const T share = static_cast<T>(g[oh * p.OW + ow] / static_cast<int64_t>(a.divisor));
+          for (int64_t h = a.h0; h < a.h1; ++h) {
+            for (int64_t w = a.w0; w < a.w1; ++w) gx[h * p.W + w] += share;
+          }
+        } else {
+          const double share = static_cast<double>(g[oh * p.OW + ow]) / a.divisor;
+          for (int64_t h = a.h0; h < a.h1; ++h) {
+            for (int64_t w = a.w0; w < a.w1; ++w) {
+              gx[h * p.W + w] = static_cast<T>(static_cast<double>(gx[h * p.W + w]) + share);
+            }
           }
         }
       }
@@ -381,16 +413,22 @@ at::Tensor avg_pool2d(const at::Tensor& self, c10::IntArrayRef kernel_size,
                       c10::IntArrayRef stride, c10::IntArrayRef padding, bool ceil_mode,
                       bool count_include_pad, std::optional<int64_t> divisor_override) {
   const char* op = "avg_pool2d";
-  const Pool p = pool_geometry(self, kernel_size, stride, padding, {1}, ceil_mode, op);
+  const Pool p = pool_geometry(self, kernel_size, stride, padding, {1}, ceil_mode, op,
+                               /*allow_long=*/true);
   TORCH_CHECK(!divisor_override.has_value() || *divisor_override != 0, op,
               ": divisor must be not zero (divisor_override=0).");
   const at::Tensor x = self.contiguous();
   at::Tensor out = at::empty(p.out_shape, self.options());
-  EMBER_DISPATCH_FLOATING_TYPES(self.scalar_type(), op, [&] {
-    avg_pool_planes<scalar_t>(p, static_cast<const scalar_t*>(x.data_ptr()),
-                              static_cast<scalar_t*>(out.data_ptr()), count_include_pad,
-                              divisor_override);
-  });
+  if (self.scalar_type() == c10::ScalarType::Long) {
+    avg_pool_planes<int64_t>(p, x.data_ptr<int64_t>(), out.data_ptr<int64_t>(),
+                             count_include_pad, divisor_override);
+  } else {
+    EMBER_DISPATCH_FLOATING_TYPES(self.scalar_type(), op, [&] {
+      avg_pool_planes<scalar_t>(p, static_cast<const scalar_t*>(x.data_ptr()),
+                                static_cast<scalar_t*>(out.data_ptr()), count_include_pad,
+                                divisor_override);
+    });
+  }
   return in_layout_of(out, self);
 }
 
@@ -400,17 +438,23 @@ at::Tensor avg_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& 
                                bool count_include_pad,
                                std::optional<int64_t> divisor_override) {
   const char* op = "avg_pool2d_backward";
-  const Pool p = pool_geometry(self, kernel_size, stride, padding, {1}, ceil_mode, op);
+  const Pool p = pool_geometry(self, kernel_size, stride, padding, {1}, ceil_mode, op,
+                               /*allow_long=*/true);
   TORCH_CHECK(!divisor_override.has_value() || *divisor_override != 0, op,
               ": divisor must be not zero (divisor_override=0).");
   check_grad(grad_output, self, p.out_shape, op);
   const at::Tensor g = grad_output.contiguous();
   at::Tensor gin = at::empty(self.sizes(), self.options());
-  EMBER_DISPATCH_FLOATING_TYPES(self.scalar_type(), op, [&] {
-    avg_pool_backward_planes<scalar_t>(p, static_cast<const scalar_t*>(g.data_ptr()),
-                                       static_cast<scalar_t*>(gin.data_ptr()),
-                                       count_include_pad, divisor_override);
-  });
+  if (self.scalar_type() == c10::ScalarType::Long) {
+    avg_pool_backward_planes<int64_t>(p, g.data_ptr<int64_t>(), gin.data_ptr<int64_t>(),
+                                      count_include_pad, divisor_override);
+  } else {
+    EMBER_DISPATCH_FLOATING_TYPES(self.scalar_type(), op, [&] {
+      avg_pool_backward_planes<scalar_t>(p, static_cast<const scalar_t*>(g.data_ptr()),
+                                         static_cast<scalar_t*>(gin.data_ptr()),
+                                         count_include_pad, divisor_override);
+    });
+  }
   return in_layout_of(gin, self);
 }
 

@@ -7,6 +7,7 @@
 #include "aten/Parallel.h"
 #include "aten/Reduction.h"
 #include "aten/Tensor.h"
+#include "aten/TensorFactory.h"
 #include "aten/TensorOperators.h"
 #include "aten/TensorOptions.h"
 #include "c10/core/Scalar.h"

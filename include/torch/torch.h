@@ -6,6 +6,7 @@
 #include <ATen/ATen.h>
 #include <torch/autograd.h>
 #include <torch/data.h>
+#include <torch/detail/TensorDataContainer.h>
 #include <torch/library.h>
 #include <torch/nn.h>
 #include <torch/optim.h>

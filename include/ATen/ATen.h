@@ -3,6 +3,7 @@
 #pragma once
 
 #include "aten/CPUGeneratorImpl.h"
+#include "aten/FromBlob.h"
 #include "aten/Functions.h"
 #include "aten/Parallel.h"
 #include "aten/Reduction.h"

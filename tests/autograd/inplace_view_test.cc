@@ -18,12 +18,7 @@ using torch::autograd::variable_list;
 
 at::TensorOptions f64() { return at::TensorOptions().dtype(at::kDouble); }
 
-at::Tensor values(std::initializer_list<double> v) {
-  at::Tensor t = at::empty({static_cast<int64_t>(v.size())}, f64());
-  double* p = t.data_ptr<double>();
-  for (double x : v) *p++ = x;
-  return t;
-}
+at::Tensor values(std::initializer_list<double> v) { return at::tensor(v); }  // Double
 
 // 1, 2, ..., n as a float64 tensor of the given shape.
 at::Tensor iota(std::vector<int64_t> shape) {

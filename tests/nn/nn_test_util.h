@@ -1,5 +1,5 @@
-// Helpers of the nn suites: tensors from literal values (aten has no
-// torch::tensor factory) and reading values back.
+// Helpers of the nn suites: tensors from literal values (written before
+// torch::tensor existed) and reading values back.
 #pragma once
 
 #include <algorithm>

@@ -53,16 +53,6 @@ Scalar element(const Tensor& t, const int64_t* index) {
   C10_THROW_ERROR(Error, "item: unsupported dtype ", t.scalar_type(), ".");
 }
 
-void printValue(std::ostream& out, const Scalar& v, bool floating) {
-  if (v.isBoolean()) {
-    out << (v.toBool() ? "1" : "0");
-  } else if (floating) {
-    out << std::setw(10) << std::fixed << std::setprecision(4) << v.toDouble();
-  } else {
-    out << std::setw(6) << v.toLong();
-  }
-}
-
 }  // namespace
 
 Scalar Tensor::item() const {
@@ -77,39 +67,7 @@ Scalar Tensor::item() const {
 
 Tensor Tensor::operator[](int64_t index) const { return select(0, index); }
 
-// Prints like PyTorch's C++ API: the values (rows of the last dimension,
-// separated by blank lines per leading index), then "[ CPUFloatType{2,3} ]".
-std::string Tensor::toString() const {
-  std::ostringstream out;
-  if (!defined()) return "[ Tensor (undefined) ]";
-  const bool floating = c10::isFloatingType(scalar_type());
-  if (device().is_cpu() && numel() > 0) {
-    if (dim() == 0) {
-      printValue(out, item(), floating);
-      out << "\n";
-    } else {
-      std::vector<int64_t> index(static_cast<size_t>(dim()), 0);
-      const int64_t last = dim() - 1;
-      for (int64_t n = 0; n < numel(); ++n) {
-        printValue(out, element(*this, index.data()), floating);
-        // Advance the row-major index.
-        int64_t d = last;
-        while (d >= 0 && ++index[static_cast<size_t>(d)] == size(d)) {
-          index[static_cast<size_t>(d)] = 0;
-          --d;
-        }
-        if (d != last || dim() == 1) out << "\n";
-        if (d < last - 1 && d >= 0) out << "\n";
-      }
-    }
-  }
-  std::string type = c10::DeviceTypeName(device().type()) + c10::toString(scalar_type());
-  out << "[ " << type << "Type{";
-  for (int64_t d = 0; d < dim(); ++d) out << (d ? "," : "") << size(d);
-  out << "} ]";
-  return out.str();
-}
-
+// toString: aten/TensorPrint.cc.
 void Tensor::print() const { std::cout << toString() << std::endl; }
 
 std::ostream& operator<<(std::ostream& out, const Tensor& t) {

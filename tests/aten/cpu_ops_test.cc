@@ -162,8 +162,8 @@ TEST(CpuOps, MmHandlesZeroSizes) {
 }
 
 TEST(CpuOps, PrintsValues) {
-  EXPECT_EQ(iota({2}).toString(), "    0.0000\n    1.0000\n[ CPUFloatType{2} ]");
-  EXPECT_EQ(at::full({}, 3).toString(), "     3\n[ CPULongType{} ]");
+  EXPECT_EQ(iota({2}).toString(), " 0\n 1\n[ CPUFloatType{2} ]");
+  EXPECT_EQ(at::full({}, 3).toString(), "3\n[ CPULongType{} ]");
 }
 
 }  // namespace

@@ -165,7 +165,7 @@ TEST(Tensor, DataPtrChecksTheDtypeAndItemReadsOneElement) {
 TEST(Tensor, PrintsLikePyTorch) {
   at::Tensor a = arange_like({2, 2});
   EXPECT_EQ(a.toString(),
-            "    0.0000    1.0000\n    2.0000    3.0000\n[ CPUFloatType{2,2} ]");
+            " 0  1\n 2  3\n[ CPUFloatType{2,2} ]");
   EXPECT_EQ(at::Tensor().toString(), "[ Tensor (undefined) ]");
 }
 

@@ -32,6 +32,9 @@ int g_deleted = 0;
 void counting_deleter(void*) { ++g_deleted; }
 void other_deleter(void*) {}
 
+// The allocator's block caches are off under AddressSanitizer.
+constexpr bool kCachesOn = !C10_ASAN_ENABLED;
+
 bool is_aligned(const void* p, size_t alignment) {
   return reinterpret_cast<uintptr_t>(p) % alignment == 0;
 }
@@ -244,6 +247,55 @@ TEST(CPUAllocator, ReusedSmallBlocksAreAlignedDisjointAndCounted) {
   }
   EXPECT_EQ(c10::cpu_allocator_stats().allocation_count,
             base.allocation_count + 3 * 600);
+}
+
+// Freed blocks of 64 KiB to 64 MiB are kept per thread by size class
+// (Note [Large CPU blocks]): a block of the same class comes back, blocks in
+// use never overlap, every byte of a request is usable, the counters count
+// requested bytes, and blocks freed on another thread are fine to reuse.
+TEST(CPUAllocator, ReusedLargeBlocksAreDisjointWritableAndCounted) {
+  c10::Allocator* alloc = c10::GetCPUAllocator();
+  const c10::CPUAllocatorStats base = c10::cpu_allocator_stats();
+  const std::vector<size_t> sizes = {size_t{64} << 10, 100000, 5537792, 5537792 - 4096,
+                                     (size_t{64} << 20)};
+  void* first = nullptr;
+  for (int round = 0; round < 3; ++round) {
+    std::vector<DataPtr> live;
+    int64_t expected = 0;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      live.push_back(alloc->allocate(sizes[i]));
+      ASSERT_TRUE(is_aligned(live.back().get(), 64));
+      std::memset(live.back().get(), static_cast<int>(i + 1), sizes[i]);
+      expected += static_cast<int64_t>(sizes[i]);
+    }
+    if (round == 0) first = live[2].get();
+    if (kCachesOn && round > 0) {
+      // 5537792 and 5537792 - 4096 share a class: one of the two blocks
+      // freed last round is handed out again.
+      EXPECT_TRUE(live[2].get() == first || live[3].get() == first);
+    }
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      const auto* bytes = static_cast<const unsigned char*>(live[i].get());
+      ASSERT_EQ(bytes[0], i + 1);
+      ASSERT_EQ(bytes[sizes[i] - 1], i + 1);  // no other live block overlaps
+    }
+    EXPECT_EQ(c10::cpu_allocator_stats().bytes_in_use, base.bytes_in_use + expected);
+  }
+  EXPECT_EQ(c10::cpu_allocator_stats().bytes_in_use, base.bytes_in_use);
+  EXPECT_EQ(c10::cpu_allocator_stats().allocation_count,
+            base.allocation_count + 3 * static_cast<int64_t>(sizes.size()));
+  // A block made here and freed on another thread joins that thread's list.
+  DataPtr moved = alloc->allocate(1 << 20);
+  std::memset(moved.get(), 7, 1 << 20);
+  std::thread([&moved] {
+    DataPtr gone = std::move(moved);
+    DataPtr again = c10::GetCPUAllocator()->allocate(1 << 20);
+    std::memset(again.get(), 9, 1 << 20);
+  }).join();
+  EXPECT_EQ(c10::cpu_allocator_stats().bytes_in_use, base.bytes_in_use);
+  // Sizes outside the range are not affected.
+  DataPtr huge = alloc->allocate((size_t{64} << 20) + 1);
+  std::memset(huge.get(), 1, (size_t{64} << 20) + 1);
 }
 
 TEST(CPUAllocator, PeakSeesALargeBlockOfAnotherThread) {

@@ -1,0 +1,166 @@
+// Ember's own CPU kernels against the oneDNN 2.6 primitive for the same work,
+// for the families issue 4 lists under "oneDNN where it is fast" that Ember
+// runs on its own loops: binary with broadcast, reduction, batch norm and
+// layer norm (eltwise: pointwise_bench; softmax: softmax_bench; matmul:
+// mm_bench). float32, shapes of the CNN/MLP training steps. Primitives are
+// created outside the timed loop, as a cached primitive would be.
+//   OMP_NUM_THREADS=1 chrt -f 50 bazel-bin/tools/bench/onednn_kernels_bench
+#include <benchmark/benchmark.h>
+
+#include <vector>
+
+#include <dnnl.hpp>
+#include <torch/torch.h>
+
+namespace {
+
+using dnnl::memory;
+using tag = dnnl::memory::format_tag;
+constexpr auto f32 = dnnl::memory::data_type::f32;
+
+dnnl::engine& engine() {
+  static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  return eng;
+}
+
+at::Tensor filled(std::vector<int64_t> sizes) {
+  at::manual_seed(1);
+  return at::randn(sizes);
+}
+
+void set_bytes(benchmark::State& state, int64_t elements) {
+  state.SetBytesProcessed(state.iterations() * elements * static_cast<int64_t>(sizeof(float)));
+}
+
+// ---- binary: conv activation + per-channel bias, [64, 32, 26, 26] + [1, 32, 1, 1]
+
+const std::vector<int64_t> kAct = {64, 32, 26, 26};
+
+void BM_EmberAddChannelBroadcast(benchmark::State& state) {
+  const at::Tensor x = filled(kAct), b = filled({1, 32, 1, 1});
+  at::Tensor y = at::empty(kAct);
+  for (auto _ : state) {
+    at::add_out(y, x, b);
+    benchmark::ClobberMemory();
+  }
+  set_bytes(state, x.numel());
+}
+BENCHMARK(BM_EmberAddChannelBroadcast)->Unit(benchmark::kMicrosecond);
+
+void BM_OneDNNAddChannelBroadcast(benchmark::State& state) {
+  const at::Tensor x = filled(kAct), b = filled({1, 32, 1, 1});
+  at::Tensor y = at::empty(kAct);
+  const memory::desc x_md({64, 32, 26, 26}, f32, tag::nchw), b_md({1, 32, 1, 1}, f32, tag::nchw);
+  const dnnl::binary::desc desc(dnnl::algorithm::binary_add, x_md, b_md, x_md);
+  const dnnl::binary prim(dnnl::binary::primitive_desc(desc, engine()));
+  dnnl::stream stream(engine());
+  memory xm(x_md, engine(), x.data_ptr()), bm(b_md, engine(), b.data_ptr()),
+      ym(x_md, engine(), y.data_ptr());
+  for (auto _ : state) {
+    prim.execute(stream, {{DNNL_ARG_SRC_0, xm}, {DNNL_ARG_SRC_1, bm}, {DNNL_ARG_DST, ym}});
+    stream.wait();
+    benchmark::ClobberMemory();
+  }
+  set_bytes(state, x.numel());
+}
+BENCHMARK(BM_OneDNNAddChannelBroadcast)->Unit(benchmark::kMicrosecond);
+
+// ---- reduction: a conv bias gradient, sum over (0, 2, 3) of [64, 32, 26, 26]
+
+void BM_EmberSumChannels(benchmark::State& state) {
+  const at::Tensor x = filled(kAct);
+  at::Tensor y = at::empty({32});
+  for (auto _ : state) {
+    at::sum_out(y, x, {0, 2, 3});
+    benchmark::ClobberMemory();
+  }
+  set_bytes(state, x.numel());
+}
+BENCHMARK(BM_EmberSumChannels)->Unit(benchmark::kMicrosecond);
+
+void BM_OneDNNSumChannels(benchmark::State& state) {
+  const at::Tensor x = filled(kAct);
+  at::Tensor y = at::empty({32});
+  const memory::desc x_md({64, 32, 26, 26}, f32, tag::nchw), y_md({1, 32, 1, 1}, f32, tag::nchw);
+  const dnnl::reduction::desc desc(dnnl::algorithm::reduction_sum, x_md, y_md, 0.f, 0.f);
+  const dnnl::reduction prim(dnnl::reduction::primitive_desc(desc, engine()));
+  dnnl::stream stream(engine());
+  memory xm(x_md, engine(), x.data_ptr()), ym(y_md, engine(), y.data_ptr());
+  for (auto _ : state) {
+    prim.execute(stream, {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}});
+    stream.wait();
+    benchmark::ClobberMemory();
+  }
+  set_bytes(state, x.numel());
+}
+BENCHMARK(BM_OneDNNSumChannels)->Unit(benchmark::kMicrosecond);
+
+// ---- batch norm, training forward (batch statistics), [64, 32, 26, 26]
+
+void BM_EmberBatchNormTraining(benchmark::State& state) {
+  const at::Tensor x = filled(kAct);
+  for (auto _ : state) {
+    at::Tensor y = at::batch_norm(x, {}, {}, {}, {}, /*training=*/true, 0.1, 1e-5, false);
+    benchmark::DoNotOptimize(y.data_ptr());
+  }
+  set_bytes(state, x.numel());
+}
+BENCHMARK(BM_EmberBatchNormTraining)->Unit(benchmark::kMicrosecond);
+
+void BM_OneDNNBatchNormTraining(benchmark::State& state) {
+  const at::Tensor x = filled(kAct);
+  at::Tensor y = at::empty(kAct), mean = at::empty({32}), var = at::empty({32});
+  const memory::desc x_md({64, 32, 26, 26}, f32, tag::nchw);
+  const dnnl::batch_normalization_forward::desc desc(dnnl::prop_kind::forward_training, x_md,
+                                                     1e-5f, dnnl::normalization_flags::none);
+  const dnnl::batch_normalization_forward::primitive_desc pd(desc, engine());
+  const dnnl::batch_normalization_forward prim(pd);
+  dnnl::stream stream(engine());
+  memory xm(x_md, engine(), x.data_ptr()), ym(x_md, engine(), y.data_ptr()),
+      mm(pd.mean_desc(), engine(), mean.data_ptr()),
+      vm(pd.variance_desc(), engine(), var.data_ptr());
+  for (auto _ : state) {
+    prim.execute(stream, {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}, {DNNL_ARG_MEAN, mm},
+                          {DNNL_ARG_VARIANCE, vm}});
+    stream.wait();
+    benchmark::ClobberMemory();
+  }
+  set_bytes(state, x.numel());
+}
+BENCHMARK(BM_OneDNNBatchNormTraining)->Unit(benchmark::kMicrosecond);
+
+// ---- layer norm, forward over the last dim of [4096, 512]
+
+void BM_EmberLayerNorm(benchmark::State& state) {
+  const at::Tensor x = filled({4096, 512});
+  for (auto _ : state) {
+    at::Tensor y = at::layer_norm(x, {512});
+    benchmark::DoNotOptimize(y.data_ptr());
+  }
+  set_bytes(state, x.numel());
+}
+BENCHMARK(BM_EmberLayerNorm)->Unit(benchmark::kMicrosecond);
+
+void BM_OneDNNLayerNorm(benchmark::State& state) {
+  const at::Tensor x = filled({4096, 512});
+  at::Tensor y = at::empty({4096, 512}), mean = at::empty({4096}), var = at::empty({4096});
+  const memory::desc x_md({4096, 512}, f32, tag::ab);
+  const dnnl::layer_normalization_forward::desc desc(dnnl::prop_kind::forward_training, x_md,
+                                                     1e-5f, dnnl::normalization_flags::none);
+  const dnnl::layer_normalization_forward::primitive_desc pd(desc, engine());
+  const dnnl::layer_normalization_forward prim(pd);
+  dnnl::stream stream(engine());
+  memory xm(x_md, engine(), x.data_ptr()), ym(x_md, engine(), y.data_ptr()),
+      mm(pd.mean_desc(), engine(), mean.data_ptr()),
+      vm(pd.variance_desc(), engine(), var.data_ptr());
+  for (auto _ : state) {
+    prim.execute(stream, {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}, {DNNL_ARG_MEAN, mm},
+                          {DNNL_ARG_VARIANCE, vm}});
+    stream.wait();
+    benchmark::ClobberMemory();
+  }
+  set_bytes(state, x.numel());
+}
+BENCHMARK(BM_OneDNNLayerNorm)->Unit(benchmark::kMicrosecond);
+
+}  // namespace

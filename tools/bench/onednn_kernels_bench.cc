@@ -107,14 +107,13 @@ void BM_EmberBatchNormTraining(benchmark::State& state) {
 }
 BENCHMARK(BM_EmberBatchNormTraining)->Unit(benchmark::kMicrosecond);
 
-void BM_OneDNNBatchNormTraining(benchmark::State& state) {
-  const at::Tensor x = filled(kAct);
-  at::Tensor y = at::empty(kAct), mean = at::empty({32}), var = at::empty({32});
-  const memory::desc x_md({64, 32, 26, 26}, f32, tag::nchw);
-  const dnnl::batch_normalization_forward::desc desc(dnnl::prop_kind::forward_training, x_md,
-                                                     1e-5f, dnnl::normalization_flags::none);
-  const dnnl::batch_normalization_forward::primitive_desc pd(desc, engine());
-  const dnnl::batch_normalization_forward prim(pd);
+// Times a normalization primitive (forward training: it also writes its
+// mean and variance, `rows` values each) on x, output into a tensor like x.
+template <typename Primitive>
+void time_normalization(benchmark::State& state, const at::Tensor& x, const memory::desc& x_md,
+                        const typename Primitive::primitive_desc& pd, int64_t rows) {
+  const Primitive prim(pd);
+  at::Tensor y = at::empty(x.sizes()), mean = at::empty({rows}), var = at::empty({rows});
   dnnl::stream stream(engine());
   memory xm(x_md, engine(), x.data_ptr()), ym(x_md, engine(), y.data_ptr()),
       mm(pd.mean_desc(), engine(), mean.data_ptr()),
@@ -126,6 +125,15 @@ void BM_OneDNNBatchNormTraining(benchmark::State& state) {
     benchmark::ClobberMemory();
   }
   set_bytes(state, x.numel());
+}
+
+void BM_OneDNNBatchNormTraining(benchmark::State& state) {
+  const at::Tensor x = filled(kAct);
+  const memory::desc x_md({64, 32, 26, 26}, f32, tag::nchw);
+  const dnnl::batch_normalization_forward::desc desc(dnnl::prop_kind::forward_training, x_md,
+                                                     1e-5f, dnnl::normalization_flags::none);
+  time_normalization<dnnl::batch_normalization_forward>(
+      state, x, x_md, dnnl::batch_normalization_forward::primitive_desc(desc, engine()), 32);
 }
 BENCHMARK(BM_OneDNNBatchNormTraining)->Unit(benchmark::kMicrosecond);
 
@@ -143,23 +151,11 @@ BENCHMARK(BM_EmberLayerNorm)->Unit(benchmark::kMicrosecond);
 
 void BM_OneDNNLayerNorm(benchmark::State& state) {
   const at::Tensor x = filled({4096, 512});
-  at::Tensor y = at::empty({4096, 512}), mean = at::empty({4096}), var = at::empty({4096});
   const memory::desc x_md({4096, 512}, f32, tag::ab);
   const dnnl::layer_normalization_forward::desc desc(dnnl::prop_kind::forward_training, x_md,
                                                      1e-5f, dnnl::normalization_flags::none);
-  const dnnl::layer_normalization_forward::primitive_desc pd(desc, engine());
-  const dnnl::layer_normalization_forward prim(pd);
-  dnnl::stream stream(engine());
-  memory xm(x_md, engine(), x.data_ptr()), ym(x_md, engine(), y.data_ptr()),
-      mm(pd.mean_desc(), engine(), mean.data_ptr()),
-      vm(pd.variance_desc(), engine(), var.data_ptr());
-  for (auto _ : state) {
-    prim.execute(stream, {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DST, ym}, {DNNL_ARG_MEAN, mm},
-                          {DNNL_ARG_VARIANCE, vm}});
-    stream.wait();
-    benchmark::ClobberMemory();
-  }
-  set_bytes(state, x.numel());
+  time_normalization<dnnl::layer_normalization_forward>(
+      state, x, x_md, dnnl::layer_normalization_forward::primitive_desc(desc, engine()), 4096);
 }
 BENCHMARK(BM_OneDNNLayerNorm)->Unit(benchmark::kMicrosecond);
 

@@ -28,20 +28,25 @@ void delete_blob(void* ctx) {
 }
 
 // Bytes the tensor reaches: (1 + sum of (size - 1) * stride) elements, or 0
-// when any size is 0.
+// when any size is 0. Sizes and strides are non-negative here.
 size_t reached_bytes(IntArrayRef sizes, IntArrayRef strides, size_t itemsize) {
   uint64_t last = 0;
+  bool overflow = false;
   for (size_t d = 0; d < sizes.size(); ++d) {
     if (sizes[d] == 0) return 0;
-    const uint64_t step = static_cast<uint64_t>(sizes[d] - 1) * static_cast<uint64_t>(strides[d]);
-    TORCH_CHECK(strides[d] == 0 || static_cast<uint64_t>(sizes[d] - 1) <=
-                                       std::numeric_limits<uint64_t>::max() /
-                                           static_cast<uint64_t>(strides[d]),
-                "from_blob: sizes ", sizes, " with strides ", strides,
-                " reach beyond any address; pass smaller sizes or strides.");
-    last += step;
+    uint64_t step = 0;
+    overflow = overflow ||
+               __builtin_mul_overflow(static_cast<uint64_t>(sizes[d] - 1),
+                                      static_cast<uint64_t>(strides[d]), &step) ||
+               __builtin_add_overflow(last, step, &last);
   }
-  return static_cast<size_t>((last + 1) * itemsize);
+  uint64_t elements = 0, bytes = 0;
+  overflow = overflow || __builtin_add_overflow(last, uint64_t{1}, &elements) ||
+             __builtin_mul_overflow(elements, static_cast<uint64_t>(itemsize), &bytes);
+  TORCH_CHECK(!overflow && bytes <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()),
+              "from_blob: sizes ", sizes, " with strides ", strides,
+              " reach beyond any address; pass smaller sizes or strides.");
+  return static_cast<size_t>(bytes);
 }
 
 }  // namespace

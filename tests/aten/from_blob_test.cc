@@ -96,6 +96,11 @@ TEST(FromBlob, BadArgumentsAreRefused) {
               HasSubstr("from_blob: got 2 sizes [2, 2] but 1 strides [1]"));
   EXPECT_THAT(errorOf([&] { at::from_blob(data, {2}, {-1}); }),
               HasSubstr("from_blob: strides must be non-negative"));
+  const int64_t huge = int64_t{1} << 62;
+  EXPECT_THAT(errorOf([&] { at::from_blob(data, {huge, 4}, {1, huge}); }),
+              HasSubstr("reach beyond any address"));
+  EXPECT_THAT(errorOf([&] { at::from_blob(data, {huge}); }),  // 2^62 floats = 2^64 bytes
+              HasSubstr("reach beyond any address"));
   EXPECT_THAT(errorOf([&] { at::from_blob(nullptr, {2, 2}); }),
               HasSubstr("from_blob: data is nullptr, but sizes [2, 2] of Float need 16 bytes"));
 }

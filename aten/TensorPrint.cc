@@ -79,9 +79,9 @@ Format choose_format(const std::vector<double>& v) {
 }
 
 void print_scale(std::ostream& out, double scale) {
-  std::ostringstream s;
-  s << scale;  // default notation, as libtorch
-  out << s.str() << " *\n";
+  out.flags(std::ios_base::fmtflags{});  // default notation, as libtorch
+  out.precision(6);
+  out << scale << " *\n";
 }
 
 void print_value(std::ostream& out, const Format& f, double x) {

@@ -6,12 +6,12 @@
 // Note [Double backward through views]
 // A first derivative computed with create_graph=true is itself recorded, so
 // every helper here (and every formula of derivatives.txt) must be built
-// from differentiable ops: no writes into a fresh tensor with copy_ or
-// index_put_ on a view (those record nothing useful on the zeros and, on
-// views of tensors requiring grad, are refused). The gradients of select,
-// slice and diagonal were such writes; they are now ops (select_backward,
-// slice_backward, diagonal_backward, backends/cpu/kernels_double_backward.cc)
-// whose own derivative is the forward view of the gradient, as in PyTorch.
+// from differentiable ops. The gradients of select, slice and diagonal used
+// to be written into a zero tensor through a view with copy_, which (with
+// create_graph) records a CopySlices per call; they are now ops
+// (select_backward, slice_backward, diagonal_backward, composite kernels in
+// aten/ops/views.cc) whose own derivative is the forward view of the
+// gradient, as in PyTorch.
 #include <cmath>
 #include <string>
 

@@ -425,11 +425,54 @@ Tensor unflatten(const Tensor& self, int64_t dim, IntArrayRef sizes) {
   shape.insert(shape.begin() + dim, inferred.begin(), inferred.end());
   return self.view(shape);
 }
+
+// ---- select_backward, slice_backward, diagonal_backward ---------------------------------
+// A zero tensor of the forward input's sizes with the incoming gradient
+// written into the view the forward op took. Ops of their own (not helpers
+// of autograd/FunctionsManual.cc), as in PyTorch, so that derivatives.txt can
+// give them a derivative (the forward view of the gradient), and written
+// with other ops, so that every backend has them.
+
+// Writes `grad` into `view` (a view of a fresh zero tensor) after checking
+// that its shape is the one the forward op produced from `input_sizes`.
+void write_grad(const Tensor& view, const Tensor& grad, const char* op, IntArrayRef input_sizes) {
+  TORCH_CHECK(grad.defined(), op, ": expected a defined grad_output, but got an undefined "
+              "tensor. Pass the gradient of the forward op's output.");
+  TORCH_CHECK(view.sizes() == grad.sizes(), op, ": grad_output of sizes ", grad.sizes(),
+              " does not match the forward output's sizes ", view.sizes(),
+              " for an input of sizes ", input_sizes,
+              ". Pass the gradient of the forward op's output and that op's input sizes.");
+  view.copy_(grad);
+}
+
+Tensor select_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim,
+                       int64_t index) {
+  Tensor out = at::zeros(input_sizes, grad_output.options());
+  write_grad(out.select(dim, index), grad_output, "select_backward", input_sizes);
+  return out;
+}
+
+Tensor slice_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t dim,
+                      int64_t start, int64_t end, int64_t step) {
+  Tensor out = at::zeros(input_sizes, grad_output.options());
+  write_grad(out.slice(dim, start, end, step), grad_output, "slice_backward", input_sizes);
+  return out;
+}
+
+Tensor diagonal_backward(const Tensor& grad_output, IntArrayRef input_sizes, int64_t offset,
+                         int64_t dim1, int64_t dim2) {
+  Tensor out = at::zeros(input_sizes, grad_output.options());
+  write_grad(out.diagonal(offset, dim1, dim2), grad_output, "diagonal_backward", input_sizes);
+  return out;
+}
 }  // namespace
 }  // namespace native
 }  // namespace at
 
 TORCH_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
+  m.impl("select_backward", TORCH_FN(at::native::select_backward));
+  m.impl("slice_backward", TORCH_FN(at::native::slice_backward));
+  m.impl("diagonal_backward", TORCH_FN(at::native::diagonal_backward));
   m.impl("as_strided", TORCH_FN(at::native::as_strided));
   m.impl("view", TORCH_FN(at::native::view));
   m.impl("transpose.int", TORCH_FN(at::native::transpose));

@@ -13,9 +13,7 @@ namespace ember::cpu {
 namespace {
 
 at::Tensor& write_castable(at::Tensor& grad_input, const at::Tensor& result, const char* op) {
-  TORCH_CHECK(grad_input.defined(), op, ": the out= tensor `grad_input` is undefined; pass a "
-              "defined tensor (of any shape: it is resized), or call the functional ", op,
-              ".");
+  check_out_defined(grad_input, op, "grad_input");
   TORCH_CHECK(can_cast(result.scalar_type(), grad_input.scalar_type()), op,
               ": result type ", result.scalar_type(), " can't be cast to the desired output "
               "type ", grad_input.scalar_type(), ". Pass a grad_input of dtype ",

@@ -11,11 +11,15 @@
 
 namespace ember::cpu {
 
-void check_out_exact_dtype(const at::Tensor& out, c10::ScalarType dtype, const char* op,
-                           const char* name) {
+void check_out_defined(const at::Tensor& out, const char* op, const char* name) {
   TORCH_CHECK(out.defined(), op, ": the out= tensor `", name, "` is undefined; pass a "
               "defined tensor (of any shape: it is resized), or call the functional ", op,
               ".");
+}
+
+void check_out_exact_dtype(const at::Tensor& out, c10::ScalarType dtype, const char* op,
+                           const char* name) {
+  check_out_defined(out, op, name);
   TORCH_CHECK(out.scalar_type() == dtype, op, ": Expected out tensor `", name,
               "` to have dtype ", dtype, ", but got ", out.scalar_type(), " instead. "
               "Pass an out= tensor of dtype ", dtype, ".");
@@ -23,9 +27,7 @@ void check_out_exact_dtype(const at::Tensor& out, c10::ScalarType dtype, const c
 
 at::Tensor& copy_to_out(at::Tensor& out, const at::Tensor& result, const char* op,
                         const char* name) {
-  TORCH_CHECK(out.defined(), op, ": the out= tensor `", name, "` is undefined; pass a "
-              "defined tensor (of any shape: it is resized), or call the functional ", op,
-              ".");
+  check_out_defined(out, op, name);
   resize_output(out, result.sizes(), op);
   copy_into(out, result);
   return out;

@@ -22,6 +22,9 @@
 
 namespace ember::cpu {
 
+// Checks that `out` (the out= argument named `name`) is defined.
+void check_out_defined(const at::Tensor& out, const char* op, const char* name);
+
 // Checks that `out` (the out= argument named `name`) is defined and of
 // `dtype`, as structured kernels do.
 void check_out_exact_dtype(const at::Tensor& out, c10::ScalarType dtype, const char* op,

@@ -14,6 +14,7 @@
 #include <dnnl.hpp>
 
 #include "backends/cpu/conv_impl.h"
+#include "backends/cpu/onednn.h"
 #include "c10/util/Exception.h"
 
 namespace ember::cpu::conv_detail {
@@ -23,13 +24,8 @@ using dims = dnnl::memory::dims;
 using dt = dnnl::memory::data_type;
 using tag = dnnl::memory::format_tag;
 
-dnnl::engine& engine() {
-  static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
-  return eng;
-}
-
 dnnl::stream& stream() {
-  thread_local dnnl::stream s(engine());
+  thread_local dnnl::stream s(onednn_engine());
   return s;
 }
 
@@ -93,15 +89,18 @@ Step make_step(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
   s.from = from;
   s.to = to;
   s.needed = from != to;
-  if (s.needed) s.prim = dnnl::reorder(dnnl::reorder::primitive_desc(engine(), from, engine(), to));
+  if (s.needed) {
+    s.prim =
+        dnnl::reorder(dnnl::reorder::primitive_desc(onednn_engine(), from, onednn_engine(), to));
+  }
   return s;
 }
 
 // The primitive's view of an input that lives at `ptr` in the user layout.
 dnnl::memory input(const Step& s, const void* ptr) {
-  dnnl::memory user(s.from, engine(), const_cast<void*>(ptr));
+  dnnl::memory user(s.from, onednn_engine(), const_cast<void*>(ptr));
   if (!s.needed) return user;
-  dnnl::memory m(s.to, engine());
+  dnnl::memory m(s.to, onednn_engine());
   s.prim.execute(stream(), user, m);
   return m;
 }
@@ -133,11 +132,11 @@ dnnl::convolution_forward::primitive_desc forward_pd(const ConvGeometry& g, bool
     const dnnl::memory::desc b_md({g.Cy}, dt::f32, tag::x);
     return {dnnl::convolution_forward::desc(pk, alg, x_md, w_md, b_md, y_md, s.strides,
                                             s.dilates, s.pad_l, s.pad_r),
-            engine()};
+            onednn_engine()};
   }
   return {dnnl::convolution_forward::desc(pk, alg, x_md, w_md, y_md, s.strides, s.dilates,
                                           s.pad_l, s.pad_r),
-          engine()};
+          onednn_engine()};
 }
 
 using Cache = std::unordered_map<Key, Entry, KeyHash>;
@@ -154,10 +153,10 @@ Entry& cached(Cache& cache, const Key& key) {
 void run(Entry& e, int in0_arg, const dnnl::memory& in0, int in1_arg,
          const dnnl::memory& in1, int out_arg, void* out, int extra_arg, void* extra) {
   std::unordered_map<int, dnnl::memory> args{{in0_arg, in0}, {in1_arg, in1}};
-  dnnl::memory user_out(e.out.to, engine(), out);
-  dnnl::memory prim_out = e.out.needed ? dnnl::memory(e.out.from, engine()) : user_out;
+  dnnl::memory user_out(e.out.to, onednn_engine(), out);
+  dnnl::memory prim_out = e.out.needed ? dnnl::memory(e.out.from, onednn_engine()) : user_out;
   args.emplace(out_arg, prim_out);
-  if (extra != nullptr) args.emplace(extra_arg, dnnl::memory(e.extra_md, engine(), extra));
+  if (extra != nullptr) args.emplace(extra_arg, dnnl::memory(e.extra_md, onednn_engine(), extra));
   e.prim.execute(stream(), args);
   if (e.out.needed) e.out.prim.execute(stream(), prim_out, user_out);
   stream().wait();
@@ -193,7 +192,7 @@ Entry& data_entry(const ConvGeometry& g, const at::Tensor& dy, const at::Tensor&
         dnnl::algorithm::convolution_direct, any_md({g.N, g.Cx, g.Hx, g.Wx}),
         any_md(weight_dims(g)), any_md({g.N, g.Cy, g.Hy, g.Wy}), s.strides, s.dilates,
         s.pad_l, s.pad_r);
-    const dnnl::convolution_backward_data::primitive_desc pd(d, engine(),
+    const dnnl::convolution_backward_data::primitive_desc pd(d, onednn_engine(),
                                                              forward_pd(g, false));
     e.in0 = make_step(user_md(dy), pd.diff_dst_desc());
     e.in1 = make_step(user_weight_md(g), pd.weights_desc());
@@ -218,7 +217,7 @@ Entry& weights_entry(const ConvGeometry& g, const at::Tensor& x, const at::Tenso
                                                    s.strides, s.dilates, s.pad_l, s.pad_r)
         : dnnl::convolution_backward_weights::desc(alg, x_md, w_md, y_md, s.strides,
                                                    s.dilates, s.pad_l, s.pad_r);
-    const dnnl::convolution_backward_weights::primitive_desc pd(d, engine(),
+    const dnnl::convolution_backward_weights::primitive_desc pd(d, onednn_engine(),
                                                                 forward_pd(g, with_bias));
     e.in0 = make_step(user_md(x), pd.src_desc());
     e.in1 = make_step(user_md(dy), pd.diff_dst_desc());

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "aten/Functions.h"
+#include "backends/cpu/onednn.h"
 #include "backends/cpu/parallel.h"
 
 namespace ember::cpu {
@@ -27,11 +28,6 @@ namespace {
 // its sigmoid flushes results below 1.2e-38 to zero, so those two stay on
 // the loops. Its gelu has PyTorch's precision (absolute, within 4e-7, in the
 // far negative tail where the loops' erfc form keeps a relative bound).
-
-dnnl::engine& engine() {
-  static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
-  return eng;
-}
 
 struct Key {
   int alg;
@@ -84,12 +80,12 @@ at::Tensor onednn_unary(dnnl::algorithm alg, float alpha, float beta, const at::
     if (cache.size() > 64) cache.clear();
     const dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, alg, md, alpha,
                                            beta);
-    const dnnl::eltwise_forward::primitive_desc pd(desc, engine());
+    const dnnl::eltwise_forward::primitive_desc pd(desc, onednn_engine());
     it = cache.emplace(key, dnnl::eltwise_forward(pd)).first;
   }
-  thread_local dnnl::stream stream(engine());
-  dnnl::memory src(md, engine(), self.data_ptr());
-  dnnl::memory dst(md, engine(), result.data_ptr());
+  thread_local dnnl::stream stream(onednn_engine());
+  dnnl::memory src(md, onednn_engine(), self.data_ptr());
+  dnnl::memory dst(md, onednn_engine(), result.data_ptr());
   ember::cpu::num_threads();  // oneDNN uses this thread's OpenMP setting
   it->second.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
   stream.wait();

@@ -9,6 +9,7 @@
 
 #include "aten/Functions.h"
 #include "backends/cpu/dispatch.h"
+#include "backends/cpu/onednn.h"
 #include "backends/cpu/parallel.h"
 #include "registration/library.h"
 
@@ -48,11 +49,6 @@ Tensor usable(const Tensor& t) {
 }
 
 // ---------------------------------------------------------------- oneDNN
-
-dnnl::engine& engine() {
-  static dnnl::engine eng(dnnl::engine::kind::cpu, 0);
-  return eng;
-}
 
 struct Key {
   int64_t v[16];
@@ -166,16 +162,19 @@ void onednn_matmul(const Tensor& a, const Tensor& w, const Tensor* bias,
     if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
     auto desc = bias ? dnnl::matmul::desc(a_md, w_md, bias_md, c_md)
                      : dnnl::matmul::desc(a_md, w_md, c_md);
-    dnnl::matmul::primitive_desc pd(desc, attr, engine());
+    dnnl::matmul::primitive_desc pd(desc, attr, ember::cpu::onednn_engine());
     it = cache.emplace(key, std::make_pair(dnnl::matmul(pd), c_md)).first;
   }
-  thread_local dnnl::stream stream(engine());
-  dnnl::memory a_mem(a_md, engine(), a.data_ptr());
-  dnnl::memory w_mem(w_md, engine(), w.data_ptr());
-  dnnl::memory c_mem(c_md, engine(), out.data_ptr());
+  thread_local dnnl::stream stream(ember::cpu::onednn_engine());
+  dnnl::memory a_mem(a_md, ember::cpu::onednn_engine(), a.data_ptr());
+  dnnl::memory w_mem(w_md, ember::cpu::onednn_engine(), w.data_ptr());
+  dnnl::memory c_mem(c_md, ember::cpu::onednn_engine(), out.data_ptr());
   std::unordered_map<int, dnnl::memory> args{
       {DNNL_ARG_SRC, a_mem}, {DNNL_ARG_WEIGHTS, w_mem}, {DNNL_ARG_DST, c_mem}};
-  if (bias) args.emplace(DNNL_ARG_BIAS, dnnl::memory(bias_md, engine(), bias->data_ptr()));
+  if (bias) {
+    args.emplace(DNNL_ARG_BIAS,
+                 dnnl::memory(bias_md, ember::cpu::onednn_engine(), bias->data_ptr()));
+  }
   ember::cpu::num_threads();  // oneDNN uses this thread's OpenMP setting
   it->second.first.execute(stream, args);
   stream.wait();

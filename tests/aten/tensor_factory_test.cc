@@ -77,6 +77,10 @@ TEST(AtTensor, ConvertsAsCopyDoes) {
 TEST(TorchTensor, ValuesTheDtypeCannotHoldAreRefused) {
   // torch::tensor converts each value as a c10::Scalar: checked.
   EXPECT_THAT(errorOf([] { torch::tensor({300}, torch::kUInt8); }), HasSubstr("300"));
+  // Whatever spells the value: a scalar or a vector too.
+  EXPECT_THAT(errorOf([] { torch::tensor(300, torch::kUInt8); }), HasSubstr("300"));
+  EXPECT_THAT(errorOf([] { torch::tensor(std::vector<int>{1, 300}, torch::kUInt8); }),
+              HasSubstr("300"));
 }
 
 // ---- torch::tensor: dtype inference ---------------------------------------------------

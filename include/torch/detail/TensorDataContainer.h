@@ -113,20 +113,16 @@ struct TensorDataContainer {
     const at::ScalarType dtype =
         options.has_dtype() ? options.dtype() : (inferred.found ? inferred.dtype : at::kFloat);
     const at::TensorOptions make = at::dtype(dtype).device(options.device_opt());
-    at::Tensor result;
-    if (is_scalar()) {
-      result = at::scalar_tensor(scalar_, make);
-    } else if (is_tensor()) {
-      result = tensor_.to(make, /*non_blocking=*/false, /*copy=*/true);
-    } else {
-      std::vector<c10::Scalar> values;
-      values.reserve(static_cast<size_t>(count(sizes)));
-      collect(values);
-      TORCH_INTERNAL_ASSERT(static_cast<int64_t>(values.size()) == count(sizes));
-      result = at::empty(sizes, at::dtype(dtype));
-      write(result, values);
-      if (options.has_device()) result = result.to(make);
-    }
+    // Scalars, lists and vectors all go through the checked conversions of
+    // `write`, so that a value the dtype cannot hold is refused whatever
+    // spelled it.
+    std::vector<c10::Scalar> values;
+    values.reserve(static_cast<size_t>(count(sizes)));
+    collect(values);
+    TORCH_INTERNAL_ASSERT(static_cast<int64_t>(values.size()) == count(sizes));
+    at::Tensor result = at::empty(sizes, at::dtype(dtype));
+    write(result, values);
+    if (options.has_device()) result = result.to(make);
     if (options.requires_grad()) result.requires_grad_(true);
     return result;
   }
@@ -202,8 +198,9 @@ struct TensorDataContainer {
       inferred.first_index = index;
       return;
     }
-    TORCH_CHECK(inferred.dtype_given || scalar_type_ == inferred.dtype, "torch::tensor: expected every element "
-                "to infer the dtype of the first one (", inferred.dtype, " at index ",
+    TORCH_CHECK(inferred.dtype_given || scalar_type_ == inferred.dtype,
+                "torch::tensor: expected every element to infer the dtype of the first "
+                "one (", inferred.dtype, " at index ",
                 index_string(inferred.first_index), "), but the element at index ",
                 index_string(index), " infers ", scalar_type_, ". Write every value "
                 "as the same kind of literal (e.g. 1. instead of 1), or pass a dtype: "

@@ -341,6 +341,89 @@ TEST_P(NnNorm, LayerNormBackwardMatchesFiniteDifferences) {
   }
 }
 
+// Float data is summed in float vector lanes (Note [Norm sums in blocks],
+// backends/cpu/norm.cc): rows longer than a block (1024) with tails,
+// BatchNorm1d's one-element rows, and a mean far from zero next to the
+// spread (1e4 +- 1, where deviations from the float-rounded mean need the
+// correction the Note describes) must agree with the double kernel run on
+// the same values.
+TEST_P(NnNorm, FloatKernelsAgreeWithDoubleOnLongRowsAndLargeMeans) {
+  const auto pair = [&](const std::vector<int64_t>& shape, double offset, uint64_t seed) {
+    const at::Tensor f = at::add(
+        make_tensor(random_ref(shape, kDouble, {-1, 1}, seed), kDouble, device()), offset)
+                             .to(kFloat);
+    return std::make_pair(f, f.to(kDouble));
+  };
+  const Tol out_tol{1e-5, 2e-5}, stat_tol{1e-5, 1e-7}, grad_tol{1e-4, 1e-5};
+  for (const double offset : {0.0, 1e4}) {
+    for (const auto& shape :
+         std::vector<std::vector<int64_t>>{{300, 3}, {4, 3, 1100}, {3, 2, 37, 29}, {2, 5, 7}}) {
+      SCOPED_TRACE(::testing::PrintToString(shape) + " offset " + std::to_string(offset));
+      const int64_t c = shape[1];
+      const auto [xf, xd] = pair(shape, offset, 71);
+      const auto [wf, wd] = pair({c}, 1, 72);
+      const auto [bf, bd] = pair({c}, 0, 73);
+      const auto [of, mf, isf] = at::native_batch_norm(xf, wf, bf, {}, {}, true, 0.1, kEps);
+      const auto [od, md, isd] = at::native_batch_norm(xd, wd, bd, {}, {}, true, 0.1, kEps);
+      EXPECT_TRUE(close(of, to_ref(od), kFloat, out_tol));
+      EXPECT_TRUE(close(mf, to_ref(md), kFloat, stat_tol));
+      EXPECT_TRUE(close(isf, to_ref(isd), kFloat, Tol{1e-5, 0}));
+      const auto [gof, god] = pair(shape, 0, 74);
+      const auto [gif, gwf, gbf] = at::native_batch_norm_backward(
+          gof, xf, wf, {}, {}, mf, isf, true, kEps, {true, true, true});
+      // Both from the saved float statistics (float data saves float ones,
+      // as in PyTorch), so that only the kernels' arithmetic differs.
+      const auto [gid, gwd, gbd] = at::native_batch_norm_backward(
+          god, xd, wd, {}, {}, mf.to(kDouble), isf.to(kDouble), true, kEps,
+          {true, true, true});
+      EXPECT_TRUE(close(gif, to_ref(gid), kFloat, grad_tol));
+      EXPECT_TRUE(close(gwf, to_ref(gwd), kFloat, grad_tol));
+      EXPECT_TRUE(close(gbf, to_ref(gbd), kFloat, grad_tol));
+      // Double statistics for float data: the float kernel keeps their
+      // precision (the mean's float rounding is corrected as in the Note).
+      const auto [gie, gwe, gbe] = at::native_batch_norm_backward(
+          gof, xf, wf, {}, {}, md, isd, true, kEps, {true, true, true});
+      const auto [gix, gwx, gbx] = at::native_batch_norm_backward(
+          god, xd, wd, {}, {}, md, isd, true, kEps, {true, true, true});
+      EXPECT_TRUE(close(gie, to_ref(gix), kFloat, grad_tol));
+      EXPECT_TRUE(close(gwe, to_ref(gwx), kFloat, grad_tol));
+    }
+    for (const auto& lc : std::vector<LnCase>{{{3, 1100}, {1100}, {3, 1}},
+                                              {{5, 37}, {37}, {5, 1}},
+                                              {{4, 2, 3, 7}, {3, 7}, {4, 2, 1, 1}}}) {
+      SCOPED_TRACE(::testing::PrintToString(lc.input) + " offset " + std::to_string(offset));
+      const auto [xf, xd] = pair(lc.input, offset, 81);
+      const auto [wf, wd] = pair(lc.normalized, 1, 82);
+      const auto [bf, bd] = pair(lc.normalized, 0, 83);
+      const auto [gof, god] = pair(lc.input, 0, 84);
+      for (const bool affine : {false, true}) {
+        const std::optional<at::Tensor> wfo = affine ? opt(wf) : std::nullopt;
+        const std::optional<at::Tensor> wdo = affine ? opt(wd) : std::nullopt;
+        const std::optional<at::Tensor> bfo = affine ? opt(bf) : std::nullopt;
+        const std::optional<at::Tensor> bdo = affine ? opt(bd) : std::nullopt;
+        const auto [of, mf, rf] = at::native_layer_norm(xf, lc.normalized, wfo, bfo, kEps);
+        const auto [od, md, rd] = at::native_layer_norm(xd, lc.normalized, wdo, bdo, kEps);
+        EXPECT_TRUE(close(of, to_ref(od), kFloat, out_tol));
+        EXPECT_TRUE(close(mf, to_ref(md), kFloat, stat_tol));
+        EXPECT_TRUE(close(rf, to_ref(rd), kFloat, Tol{1e-5, 0}));
+        const auto [gif, gwf, gbf] = at::native_layer_norm_backward(
+            gof, xf, lc.normalized, mf, rf, wfo, bfo, {true, true, true});
+        const auto [gid, gwd, gbd] = at::native_layer_norm_backward(
+            god, xd, lc.normalized, mf.to(kDouble), rf.to(kDouble), wdo, bdo,
+            {true, true, true});
+        EXPECT_TRUE(close(gif, to_ref(gid), kFloat, grad_tol));
+        EXPECT_TRUE(close(gwf, to_ref(gwd), kFloat, grad_tol));
+        EXPECT_TRUE(close(gbf, to_ref(gbd), kFloat, grad_tol));
+        const auto [gie, gwe, gbe] = at::native_layer_norm_backward(
+            gof, xf, lc.normalized, md, rd, wfo, bfo, {true, false, false});
+        const auto [gix, gwx, gbx] = at::native_layer_norm_backward(
+            god, xd, lc.normalized, md, rd, wdo, bdo, {true, false, false});
+        EXPECT_TRUE(close(gie, to_ref(gix), kFloat, grad_tol));
+      }
+    }
+  }
+}
+
 TEST_P(NnNorm, LayerNormRefusesBadInput) {
   const at::Tensor x = at::zeros({4, 6}, options(kFloat));
   EXPECT_THAT(errorOf([&] { at::layer_norm(x, {5}); }),

@@ -424,6 +424,25 @@ TEST_P(NnNorm, FloatKernelsAgreeWithDoubleOnLongRowsAndLargeMeans) {
   }
 }
 
+// Layer norm takes mean and variance of float rows in one pass, as sums of
+// x - x0 and its square for x0 the mean of the row's first 16 values, and
+// falls back to a second pass when x0 is far from the mean (the one-pass
+// variance would cancel). Rows whose first 16 values are outliers take
+// that path.
+TEST_P(NnNorm, LayerNormFloatRowsStartingWithOutliers) {
+  Ref r = random_ref({2, 4000}, kDouble, {-1, 1}, 87);
+  for (int64_t row = 0; row < 2; ++row) {
+    for (int64_t j = 0; j < 16; ++j) r.v[static_cast<size_t>(row * 4000 + j)] += 100;
+  }
+  const at::Tensor xf = make_tensor(r, kDouble, device()).to(kFloat);
+  const auto [of, mf, rf] = at::native_layer_norm(xf, {4000}, {}, {}, kEps);
+  const auto [od, md, rd] = at::native_layer_norm(xf.to(kDouble), {4000}, {}, {}, kEps);
+  EXPECT_TRUE(close(rf, to_ref(rd), kFloat, Tol{1e-6, 0}));
+  // The mean: float sums of values near 100.
+  EXPECT_TRUE(close(mf, to_ref(md), kFloat, Tol{0, 1e-5}));
+  EXPECT_TRUE(close(of, to_ref(od), kFloat, Tol{1e-5, 2e-5}));
+}
+
 TEST_P(NnNorm, LayerNormRefusesBadInput) {
   const at::Tensor x = at::zeros({4, 6}, options(kFloat));
   EXPECT_THAT(errorOf([&] { at::layer_norm(x, {5}); }),

@@ -159,4 +159,87 @@ void BM_OneDNNLayerNorm(benchmark::State& state) {
 }
 BENCHMARK(BM_OneDNNLayerNorm)->Unit(benchmark::kMicrosecond);
 
+// ---- backward (grad_input only: oneDNN's backward_data), same shapes
+
+// Times the backward_data primitive of a normalization on x with mean and
+// variance from its forward_training primitive `fwd_pd`.
+template <typename Backward, typename Forward>
+void time_normalization_backward(benchmark::State& state, const at::Tensor& x,
+                                 const memory::desc& x_md,
+                                 const typename Forward::primitive_desc& fwd_pd,
+                                 const typename Backward::desc& desc, int64_t rows) {
+  const typename Backward::primitive_desc pd(desc, engine(), fwd_pd);
+  const Backward prim(pd);
+  at::Tensor dy = filled(x.sizes().vec()), dx = at::empty(x.sizes());
+  at::Tensor mean = at::zeros({rows}), var = at::ones({rows});
+  dnnl::stream stream(engine());
+  memory xm(x_md, engine(), x.data_ptr()), dym(x_md, engine(), dy.data_ptr()),
+      dxm(x_md, engine(), dx.data_ptr()), mm(pd.mean_desc(), engine(), mean.data_ptr()),
+      vm(pd.variance_desc(), engine(), var.data_ptr());
+  for (auto _ : state) {
+    prim.execute(stream, {{DNNL_ARG_SRC, xm}, {DNNL_ARG_DIFF_DST, dym},
+                          {DNNL_ARG_DIFF_SRC, dxm}, {DNNL_ARG_MEAN, mm},
+                          {DNNL_ARG_VARIANCE, vm}});
+    stream.wait();
+    benchmark::ClobberMemory();
+  }
+  set_bytes(state, x.numel());
+}
+
+void BM_EmberBatchNormBackward(benchmark::State& state) {
+  const at::Tensor x = filled(kAct), dy = filled(kAct);
+  const auto [y, mean, invstd] = at::native_batch_norm(x, {}, {}, {}, {}, true, 0.1, 1e-5);
+  for (auto _ : state) {
+    const auto grads = at::native_batch_norm_backward(dy, x, {}, {}, {}, mean, invstd, true,
+                                                      1e-5, {true, false, false});
+    benchmark::DoNotOptimize(std::get<0>(grads).data_ptr());
+  }
+  set_bytes(state, x.numel());
+}
+BENCHMARK(BM_EmberBatchNormBackward)->Unit(benchmark::kMicrosecond);
+
+void BM_OneDNNBatchNormBackward(benchmark::State& state) {
+  const at::Tensor x = filled(kAct);
+  const memory::desc x_md({64, 32, 26, 26}, f32, tag::nchw);
+  using Fwd = dnnl::batch_normalization_forward;
+  using Bwd = dnnl::batch_normalization_backward;
+  const Fwd::primitive_desc fwd_pd(
+      Fwd::desc(dnnl::prop_kind::forward_training, x_md, 1e-5f, dnnl::normalization_flags::none),
+      engine());
+  time_normalization_backward<Bwd, Fwd>(
+      state, x, x_md, fwd_pd,
+      Bwd::desc(dnnl::prop_kind::backward_data, x_md, x_md, 1e-5f,
+                dnnl::normalization_flags::none),
+      32);
+}
+BENCHMARK(BM_OneDNNBatchNormBackward)->Unit(benchmark::kMicrosecond);
+
+void BM_EmberLayerNormBackward(benchmark::State& state) {
+  const at::Tensor x = filled({4096, 512}), dy = filled({4096, 512});
+  const auto [y, mean, rstd] = at::native_layer_norm(x, {512}, {}, {}, 1e-5);
+  for (auto _ : state) {
+    const auto grads =
+        at::native_layer_norm_backward(dy, x, {512}, mean, rstd, {}, {}, {true, false, false});
+    benchmark::DoNotOptimize(std::get<0>(grads).data_ptr());
+  }
+  set_bytes(state, x.numel());
+}
+BENCHMARK(BM_EmberLayerNormBackward)->Unit(benchmark::kMicrosecond);
+
+void BM_OneDNNLayerNormBackward(benchmark::State& state) {
+  const at::Tensor x = filled({4096, 512});
+  const memory::desc x_md({4096, 512}, f32, tag::ab);
+  using Fwd = dnnl::layer_normalization_forward;
+  using Bwd = dnnl::layer_normalization_backward;
+  const Fwd::primitive_desc fwd_pd(
+      Fwd::desc(dnnl::prop_kind::forward_training, x_md, 1e-5f, dnnl::normalization_flags::none),
+      engine());
+  time_normalization_backward<Bwd, Fwd>(
+      state, x, x_md, fwd_pd,
+      Bwd::desc(dnnl::prop_kind::backward_data, x_md, x_md, 1e-5f,
+                dnnl::normalization_flags::none),
+      4096);
+}
+BENCHMARK(BM_OneDNNLayerNormBackward)->Unit(benchmark::kMicrosecond);
+
 }  // namespace

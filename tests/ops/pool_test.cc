@@ -254,6 +254,37 @@ TEST_P(Pool, MaxPoolDefaultsStrideToKernelAndNaNWins) {
   EXPECT_EQ(v3.sizes(), c10::IntArrayRef({0, 2, 2, 2}));
 }
 
+// Kernel 2 / stride 2 with every window inside the input has its own loop
+// (Note [2x2 max pooling]); a ceil_mode window sticking out takes the
+// general one. Both follow PyTorch's rule: the first tap, replaced by a
+// greater one or a NaN (so the last NaN names the window), ties keep the
+// first, an all -inf window names its first element.
+TEST_P(Pool, MaxPool2x2LoopAndGeneralLoopAgreeOnTiesNaNAndInfinity) {
+  const double inf = std::numeric_limits<double>::infinity();
+  // Windows: all -inf | NaN, 1, 2, NaN | four 3s.
+  const std::vector<double> top = {-inf, -inf, NAN, 1, 3, 3}, bottom = {-inf, -inf, 2, NAN, 3, 3};
+  for (const ScalarType dtype : {kFloat, kDouble, kBFloat16}) {
+    std::vector<double> plain = top;
+    plain.insert(plain.end(), bottom.begin(), bottom.end());
+    const auto [v, i] = at::max_pool2d_with_indices(
+        make_tensor(Ref({1, 1, 2, 6}, plain), dtype, device()), {2, 2});
+    EXPECT_TRUE(close(v, Ref({1, 1, 1, 3}, {-inf, NAN, 3}), dtype, Tol{0, 0}));
+    EXPECT_TRUE(close(i, Ref({1, 1, 1, 3}, {0, 9, 4}), kLong));
+    // The same windows in a 3x7 input with ceil_mode: a partial row and
+    // column of windows, so the general loop runs.
+    std::vector<double> general = top;
+    general.push_back(5);
+    general.insert(general.end(), bottom.begin(), bottom.end());
+    general.push_back(5);
+    for (int k = 0; k < 7; ++k) general.push_back(k);
+    const auto [gv, gi] = at::max_pool2d_with_indices(
+        make_tensor(Ref({1, 1, 3, 7}, general), dtype, device()), {2, 2}, {2, 2}, {0, 0},
+        {1, 1}, true);
+    EXPECT_TRUE(close(gv, Ref({1, 1, 2, 4}, {-inf, NAN, 3, 5, 1, 3, 5, 6}), dtype, Tol{0, 0}));
+    EXPECT_TRUE(close(gi, Ref({1, 1, 2, 4}, {0, 10, 4, 6, 15, 17, 19, 20}), kLong));
+  }
+}
+
 // ---- average pooling ---------------------------------------------------------------------
 
 TEST_P(Pool, AvgPoolAndBackward) {

@@ -58,9 +58,13 @@ at::Tensor in_layout_of(const at::Tensor& result, const at::Tensor& input) {
   return out;
 }
 
-// allow_long: avg_pool2d and its backward also take Long, as PyTorch's CPU
-// kernels do (See Note [Integer average pooling]).
-void check_input(const at::Tensor& self, const char* op, bool allow_long = false) {
+// Which integer dtypes an op takes besides the floating ones, as PyTorch's
+// CPU kernels: avg_pool2d and its backward take Long (See Note [Integer
+// average pooling]), max_pool2d_with_indices every integer dtype (PyTorch
+// 2.1 and later), the rest none.
+enum class Integers { kNone, kLong, kAll };
+
+void check_input(const at::Tensor& self, const char* op, Integers ints = Integers::kNone) {
   TORCH_CHECK(self.dim() == 3 || self.dim() == 4, op, ": expected a 3-d (unbatched) or "
               "4-d (batched) input, but got input of size ", shape_str(self.sizes()), ".");
   for (int64_t d = self.dim() - 3; d < self.dim(); ++d) {
@@ -68,10 +72,14 @@ void check_input(const at::Tensor& self, const char* op, bool allow_long = false
                 "non-batch dimensions, but input has sizes ", shape_str(self.sizes()),
                 " with dimension ", d, " being empty.");
   }
-  TORCH_CHECK(c10::isFloatingType(self.scalar_type()) ||
-                  (allow_long && self.scalar_type() == c10::ScalarType::Long),
-              op, ": dtype ", self.scalar_type(), " is not supported; use a floating dtype",
-              allow_long ? " or Long" : "", " (convert with .to()).");
+  const c10::ScalarType t = self.scalar_type();
+  const bool integral = c10::isIntegralType(t, /*includeBool=*/false);
+  const bool ok = c10::isFloatingType(t) || (ints == Integers::kAll && integral) ||
+                  (ints == Integers::kLong && t == c10::ScalarType::Long);
+  TORCH_CHECK(ok, op, ": dtype ", t, " is not supported; use a floating dtype",
+              ints == Integers::kLong ? " or Long"
+                                      : (ints == Integers::kAll ? " or an integer dtype" : ""),
+              " (convert with .to()).");
 }
 
 // PyTorch's pooling output size: rounded down, or up with ceil_mode unless
@@ -103,13 +111,13 @@ void pair_of(c10::IntArrayRef p, const char* op, const char* what, bool may_be_e
 Pool pool_geometry(const at::Tensor& self, c10::IntArrayRef kernel_size,
                    c10::IntArrayRef stride, c10::IntArrayRef padding,
                    c10::IntArrayRef dilation, bool ceil_mode, const char* op,
-                   bool allow_long = false) {
+                   Integers ints = Integers::kNone) {
   Pool p;
   pair_of(kernel_size, op, "kernel_size", false, {}, &p.kH, &p.kW);
   pair_of(stride, op, "stride", true, kernel_size, &p.sH, &p.sW);
   pair_of(padding, op, "padding", false, {}, &p.pH, &p.pW);
   pair_of(dilation, op, "dilation", false, {}, &p.dH, &p.dW);
-  check_input(self, op, allow_long);
+  check_input(self, op, ints);
   TORCH_CHECK(p.kH > 0 && p.kW > 0, op, ": kernel size should be greater than zero, but "
               "got kH: ", p.kH, " kW: ", p.kW, ".");
   TORCH_CHECK(p.sH > 0 && p.sW > 0, op, ": stride should be greater than zero, but got "
@@ -154,6 +162,27 @@ inline void taps(int64_t start, int64_t d, int64_t k, int64_t in, int64_t* k0, i
 
 // ---- max pooling ---------------------------------------------------------------
 
+// NaN test that is false for integers without a self-comparison warning.
+template <typename A>
+inline bool is_nan(A v) {
+  if constexpr (std::is_floating_point_v<A>) {
+    return v != v;
+  } else {
+    (void)v;
+    return false;
+  }
+}
+
+// The value of a window with no element: -inf, or the lowest integer.
+template <typename A>
+constexpr A empty_window_value() {
+  if constexpr (std::is_floating_point_v<A>) {
+    return -std::numeric_limits<A>::infinity();
+  } else {
+    return std::numeric_limits<A>::lowest();
+  }
+}
+
 // A row of outputs at a time, one window tap at a time across the row: the
 // inner loop is branch-free (random data makes a compare-and-branch
 // unpredictable) and runs along memory. Per output, taps are visited in
@@ -170,7 +199,7 @@ void max_pool_planes(const Pool& p, const T* in, T* out, int64_t* ind) {
     for (int64_t oh = 0; oh < p.OH; ++oh) {
       T* y = out + (plane * p.OH + oh) * p.OW;
       int64_t* yi = ind + (plane * p.OH + oh) * p.OW;
-      std::fill(best, best + p.OW, -std::numeric_limits<acc_t>::infinity());
+      std::fill(best, best + p.OW, empty_window_value<acc_t>());
       std::fill(yi, yi + p.OW, int64_t{-1});
       const int64_t h0 = oh * p.sH - p.pH;
       int64_t kh0, kh1;
@@ -188,7 +217,7 @@ void max_pool_planes(const Pool& p, const T* in, T* out, int64_t* ind) {
           for (int64_t ow = first; ow < last; ++ow) {
             const acc_t v = static_cast<acc_t>(xr[ow * step]);
             const int64_t cur = yi[ow];
-            const bool take = (v > best[ow]) | (v != v) | (cur < 0);
+            const bool take = (v > best[ow]) | is_nan(v) | (cur < 0);
             best[ow] = take ? v : best[ow];
             yi[ow] = take ? base + ow * step : cur;
           }
@@ -231,7 +260,7 @@ void max_pool_2x2_planes(const Pool& p, const T* in, T* out, int64_t* ind) {
         acc_t best = static_cast<acc_t>(r0[2 * ow]);
         int64_t at = top + 2 * ow;
         const auto consider = [&](acc_t v, int64_t pos) {
-          const bool take = (v > best) | (v != v);
+          const bool take = (v > best) | is_nan(v);
           best = take ? v : best;
           at = take ? pos : at;
         };
@@ -393,11 +422,12 @@ std::tuple<at::Tensor, at::Tensor> max_pool2d_with_indices(
     const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
     c10::IntArrayRef padding, c10::IntArrayRef dilation, bool ceil_mode) {
   const char* op = "max_pool2d";
-  const Pool p = pool_geometry(self, kernel_size, stride, padding, dilation, ceil_mode, op);
+  const Pool p = pool_geometry(self, kernel_size, stride, padding, dilation, ceil_mode, op,
+                               Integers::kAll);
   const at::Tensor x = self.contiguous();
   at::Tensor out = at::empty(p.out_shape, self.options());
   at::Tensor ind = at::empty(p.out_shape, self.options().dtype(c10::ScalarType::Long));
-  EMBER_DISPATCH_FLOATING_TYPES(self.scalar_type(), op, [&] {
+  EMBER_DISPATCH_ALL_TYPES_BUT_BOOL(self.scalar_type(), op, [&] {
     const scalar_t* in = static_cast<const scalar_t*>(x.data_ptr());
     scalar_t* o = static_cast<scalar_t*>(out.data_ptr());
     int64_t* i = static_cast<int64_t*>(ind.data_ptr());
@@ -465,7 +495,7 @@ at::Tensor avg_pool2d(const at::Tensor& self, c10::IntArrayRef kernel_size,
                       bool count_include_pad, std::optional<int64_t> divisor_override) {
   const char* op = "avg_pool2d";
   const Pool p = pool_geometry(self, kernel_size, stride, padding, {1}, ceil_mode, op,
-                               /*allow_long=*/true);
+                               Integers::kLong);
   TORCH_CHECK(!divisor_override.has_value() || *divisor_override != 0, op,
               ": divisor must be not zero (divisor_override=0).");
   const at::Tensor x = self.contiguous();
@@ -490,7 +520,7 @@ at::Tensor avg_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& 
                                std::optional<int64_t> divisor_override) {
   const char* op = "avg_pool2d_backward";
   const Pool p = pool_geometry(self, kernel_size, stride, padding, {1}, ceil_mode, op,
-                               /*allow_long=*/true);
+                               Integers::kLong);
   TORCH_CHECK(!divisor_override.has_value() || *divisor_override != 0, op,
               ": divisor must be not zero (divisor_override=0).");
   check_grad(grad_output, self, p.out_shape, op);

@@ -1,7 +1,9 @@
 // avg_pool2d and avg_pool2d_backward on Long inputs (Note [Integer average
 // pooling] in backends/cpu/pool.cc): integer sums divided with truncation
-// toward zero, as PyTorch's CPU kernels compute them.
+// toward zero, as PyTorch's CPU kernels compute them; max_pool2d on every
+// integer dtype.
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -81,14 +83,60 @@ TEST_P(PoolLong, AvgPool2dBackwardMatchesDoubleOnWholeShares) {
       at::avg_pool2d_backward(g, x, {2, 3}, {1, 2}, {1, 1}, true, true, 4), want));
 }
 
-TEST_P(PoolLong, OtherIntegralDtypesAndMaxPoolStayRefused) {
+TEST_P(PoolLong, OtherIntegralDtypesStayRefusedByAvgPoolAndMaxPoolBackward) {
   const at::Tensor i = at::zeros({1, 2, 2}, options(kInt));
   EXPECT_THAT(errorOf([&] { at::avg_pool2d(i, {2, 2}); }),
               HasSubstr("avg_pool2d: dtype Int is not supported; use a floating dtype or "
                         "Long"));
   const at::Tensor l = at::zeros({1, 2, 2}, options(kLong));
-  EXPECT_THAT(errorOf([&] { at::max_pool2d_with_indices(l, {2, 2}); }),
-              HasSubstr("dtype Long is not supported; use a floating dtype (convert"));
+  const auto [v, idx] = at::max_pool2d_with_indices(l, {2, 2});
+  EXPECT_THAT(errorOf([&] {
+                at::max_pool2d_with_indices_backward(v, l, {2, 2}, {2, 2}, {0, 0}, {1, 1},
+                                                     false, idx);
+              }),
+              HasSubstr("max_pool2d_with_indices_backward: dtype Long is not supported; use a "
+                        "floating dtype (convert"));
+  EXPECT_THAT(errorOf([&] { at::max_pool2d(at::ones({1, 2, 4, 4}, options(kBool)), {2}); }),
+              HasSubstr("max_pool2d: dtype Bool is not supported; use a floating dtype or an "
+                        "integer dtype"));
+}
+
+// max_pool2d takes every integer dtype, as PyTorch's CPU kernel does since
+// 2.1: the same values and indices as on doubles holding the same numbers,
+// through the 2x2 loop and the general one (padding, dilation, ceil_mode).
+TEST_P(PoolLong, MaxPool2dOnIntegersMatchesDouble) {
+  struct Params {
+    std::vector<int64_t> k, s, pad, dil;
+    bool ceil;
+  };
+  const std::vector<Params> params = {{{2, 2}, {2, 2}, {0, 0}, {1, 1}, false},
+                                      {{3, 3}, {2, 2}, {1, 1}, {1, 1}, true},
+                                      {{2, 3}, {1, 2}, {1, 1}, {2, 1}, false}};
+  uint64_t seed = 40;
+  for (const ScalarType dtype : {kByte, kChar, kShort, kInt, kLong}) {
+    const Domain domain = dtype == kByte ? Domain{0, 200} : Domain{-100, 100};
+    const Ref r = random_ref({2, 3, 7, 6}, dtype, domain, ++seed);
+    const at::Tensor x = make_tensor(r, dtype, device());
+    const at::Tensor xd = make_tensor(r, kDouble, device());
+    for (const Params& q : params) {
+      const auto [v, i] = at::max_pool2d_with_indices(x, q.k, q.s, q.pad, q.dil, q.ceil);
+      const auto [vd, id] = at::max_pool2d_with_indices(xd, q.k, q.s, q.pad, q.dil, q.ceil);
+      EXPECT_EQ(v.scalar_type(), dtype);
+      EXPECT_TRUE(close(v, to_ref(vd), dtype, Tol{0, 0})) << c10::toString(dtype);
+      EXPECT_TRUE(at::equal(i, id)) << c10::toString(dtype);
+      EXPECT_TRUE(at::equal(at::max_pool2d(x, q.k, q.s, q.pad, q.dil, q.ceil), v));
+    }
+  }
+  // The lowest value still wins its window (it is not mistaken for an empty
+  // window), and ties keep the first position.
+  const double lowest = static_cast<double>(std::numeric_limits<int64_t>::lowest());
+  const at::Tensor l = longs({1, 1, 2, 4}, {lowest, lowest, 7, 7, lowest, lowest, 7, 7});
+  const auto [lv, li] = at::max_pool2d_with_indices(l, {2, 2});
+  EXPECT_TRUE(at::equal(lv, longs({1, 1, 1, 2}, {lowest, 7})));
+  EXPECT_TRUE(at::equal(li, longs({1, 1, 1, 2}, {0, 2})));
+  const auto [pv, pi] = at::max_pool2d_with_indices(l, {3, 3}, {2, 2}, {1, 1});
+  EXPECT_TRUE(at::equal(pv, longs({1, 1, 1, 2}, {lowest, 7})));
+  EXPECT_TRUE(at::equal(pi, longs({1, 1, 1, 2}, {0, 2})));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "c10/core/DispatchKeySet.h"
 #include "c10/core/Storage.h"
 #include "c10/core/StorageImpl.h"
+#include "c10/core/StridedExtent.h"
 #include "c10/core/TensorImpl.h"
 #include "c10/util/Exception.h"
 
@@ -27,23 +28,11 @@ void delete_blob(void* ctx) {
   delete blob;
 }
 
-// Bytes the tensor reaches: (1 + sum of (size - 1) * stride) elements, or 0
-// when any size is 0. Sizes and strides are non-negative here.
+// Bytes the tensor reaches (Note [Strided extent]). Sizes and strides are
+// non-negative here.
 size_t reached_bytes(IntArrayRef sizes, IntArrayRef strides, size_t itemsize) {
-  uint64_t last = 0;
-  bool overflow = false;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] == 0) return 0;
-    uint64_t step = 0;
-    overflow = overflow ||
-               __builtin_mul_overflow(static_cast<uint64_t>(sizes[d] - 1),
-                                      static_cast<uint64_t>(strides[d]), &step) ||
-               __builtin_add_overflow(last, step, &last);
-  }
-  uint64_t elements = 0, bytes = 0;
-  overflow = overflow || __builtin_add_overflow(last, uint64_t{1}, &elements) ||
-             __builtin_mul_overflow(elements, static_cast<uint64_t>(itemsize), &bytes);
-  TORCH_CHECK(!overflow && bytes <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()),
+  int64_t bytes = 0;
+  TORCH_CHECK(c10::strided_end_bytes(sizes, strides, 0, itemsize, &bytes),
               "from_blob: sizes ", sizes, " with strides ", strides,
               " reach beyond any address; pass smaller sizes or strides.");
   return static_cast<size_t>(bytes);

@@ -6,6 +6,7 @@
 #include "aten/Functions.h"
 #include "aten/TensorOperators.h"
 #include "aten/WrapDimUtils.h"
+#include "c10/core/StridedExtent.h"
 
 namespace torch {
 namespace autograd {
@@ -416,14 +417,12 @@ at::Tensor storage_indices(c10::IntArrayRef sizes, c10::IntArrayRef strides, int
 }
 
 // One past the last storage location the geometry reaches (its offset if
-// it is empty).
+// it is empty); as_strided checked the geometry (Note [Strided extent]).
 int64_t storage_end(c10::IntArrayRef sizes, c10::IntArrayRef strides, int64_t offset) {
-  int64_t last = offset;
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    if (sizes[d] == 0) return offset;
-    last += (sizes[d] - 1) * strides[d];
-  }
-  return last + 1;
+  int64_t extent = 0;
+  TORCH_CHECK(c10::strided_extent(sizes, strides, &extent), "as_strided_backward: sizes ",
+              sizes, " with strides ", strides, " reach further than a 64-bit size holds.");
+  return offset + extent;
 }
 }  // namespace
 

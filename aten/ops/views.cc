@@ -6,6 +6,7 @@
 
 #include "aten/Functions.h"
 #include "aten/WrapDimUtils.h"
+#include "c10/core/StridedExtent.h"
 #include "registration/library.h"
 
 namespace at {
@@ -32,23 +33,22 @@ Tensor as_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride,
               "; pass one stride per dimension.");
   TORCH_CHECK(offset >= 0, "as_strided: storage offset must be non-negative, "
               "but got ", offset, ".");
-  int64_t last = offset;
-  bool empty = false;
   for (size_t i = 0; i < size.size(); ++i) {
     TORCH_CHECK(size[i] >= 0 && stride[i] >= 0, "as_strided: sizes and strides "
                 "must be non-negative, but got size ", size, " and stride ",
                 stride, ".");
-    empty = empty || size[i] == 0;
-    last += (size[i] - 1) * stride[i];
   }
-  if (!empty) {
-    const int64_t needed = (last + 1) * static_cast<int64_t>(self.itemsize());
-    TORCH_CHECK(needed <= static_cast<int64_t>(self.storage().nbytes()),
-                "as_strided: size ", size, ", stride ", stride,
-                " and storage offset ", offset, " reach byte ", needed,
-                " of a storage of ", self.storage().nbytes(),
-                " bytes; the view must stay inside its storage.");
-  }
+  // See Note [Strided extent]: a sum that wrapped would pass the check.
+  int64_t needed = 0;
+  TORCH_CHECK(c10::strided_end_bytes(size, stride, offset, self.itemsize(), &needed),
+              "as_strided: size ", size, ", stride ", stride, " and storage offset ", offset,
+              " reach further than a 64-bit size holds; the view must stay inside its "
+              "storage of ", self.storage().nbytes(), " bytes.");
+  TORCH_CHECK(needed <= static_cast<int64_t>(self.storage().nbytes()),
+              "as_strided: size ", size, ", stride ", stride,
+              " and storage offset ", offset, " reach byte ", needed,
+              " of a storage of ", self.storage().nbytes(),
+              " bytes; the view must stay inside its storage.");
   return make_view(self, size, stride, offset);
 }
 

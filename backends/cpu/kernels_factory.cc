@@ -16,6 +16,7 @@
 #include "c10/core/DispatchKeySet.h"
 #include "c10/core/Storage.h"
 #include "c10/core/StorageImpl.h"
+#include "c10/core/StridedExtent.h"
 #include "c10/core/TensorImpl.h"
 #include "c10/util/Exception.h"
 #include "registration/library.h"
@@ -94,21 +95,14 @@ at::Tensor empty_strided_cpu(c10::IntArrayRef sizes, c10::IntArrayRef strides,
               "; pass one stride per dimension.");
   check_sizes(sizes, op);
   check_dtype(dtype, op);
-  uint64_t last = 0;  // offset of the last element, in elements
-  bool empty = false;
   for (size_t d = 0; d < sizes.size(); ++d) {
     TORCH_CHECK(strides[d] >= 0, op, ": strides must be non-negative, but got ",
                 strides, " (stride ", strides[d], " at dimension ", d, ").");
-    empty = empty || sizes[d] == 0;
-    uint64_t step = 0;
-    TORCH_CHECK(sizes[d] == 0 ||
-                    (!__builtin_mul_overflow(static_cast<uint64_t>(sizes[d] - 1),
-                                             static_cast<uint64_t>(strides[d]), &step) &&
-                     !__builtin_add_overflow(last, step, &last)),
-                op, ": sizes ", sizes, " with strides ", strides,
-                " reach further than a 64-bit size holds. Use smaller sizes.");
   }
-  const int64_t elements = empty ? 0 : static_cast<int64_t>(last) + 1;
+  int64_t elements = 0;  // See Note [Strided extent]
+  TORCH_CHECK(c10::strided_extent(sizes, strides, &elements), op, ": sizes ", sizes,
+              " with strides ", strides,
+              " reach further than a 64-bit size holds. Use smaller sizes.");
   at::Tensor t = make_tensor(contiguous_nbytes({elements}, dtype, op), dtype);
   t.unsafeGetTensorImpl()->set_sizes_and_strides(sizes, strides, 0);
   return t;

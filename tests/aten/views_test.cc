@@ -122,6 +122,15 @@ TEST(Views, AsStridedStaysInsideItsStorage) {
   // 0-dim and zero-size views.
   EXPECT_EQ(at::as_strided(a, {}, {}, 5).dim(), 0);
   EXPECT_EQ(at::as_strided(a, {0, 100}, {100, 1}).numel(), 0);
+  // Geometries whose reach overflows 64 bits (Note [Strided extent]): the
+  // unchecked sum wrapped to a small or negative byte count and passed.
+  const int64_t big = int64_t{1} << 62;
+  EXPECT_THAT(errorOf([&] { at::as_strided(a, {5, 2}, {big, big}); }),
+              HasSubstr("reach further than a 64-bit size holds"));
+  EXPECT_THAT(errorOf([&] { at::as_strided(a, {2}, {big}, 0); }),
+              HasSubstr("reach further than a 64-bit size holds"));
+  EXPECT_THAT(errorOf([&] { at::as_strided(a, {2}, {1}, INT64_MAX - 1); }),
+              HasSubstr("reach further than a 64-bit size holds"));
 }
 
 TEST(Views, ReshapeViewsWhenPossible) {

@@ -174,6 +174,13 @@ TEST(Empty, RejectsBadArguments) {
               HasSubstr("ChannelsLast needs 4 sizes"));
   EXPECT_THAT(errorOf([] { empty({INT64_MAX / 2, 4}); }),
               HasSubstr("needs more bytes than a 64-bit size holds"));
+  // Reach past 64 bits in elements (Note [Strided extent]), and in bytes.
+  EXPECT_THAT(errorOf([] {
+                cpu::empty_strided({3, 3}, {INT64_MAX / 2, INT64_MAX / 2}, {}, {}, {}, {});
+              }),
+              HasSubstr("reach further than a 64-bit size holds"));
+  EXPECT_THAT(errorOf([] { cpu::empty_strided({2}, {INT64_MAX / 4}, {}, {}, {}, {}); }),
+              HasSubstr("needs more bytes than a 64-bit size holds"));
 }
 
 // ---- errors -----------------------------------------------------------------------------------

@@ -161,14 +161,17 @@ BENCHMARK(BM_OneDNNLayerNorm)->Unit(benchmark::kMicrosecond);
 
 // ---- backward (grad_input only: oneDNN's backward_data), same shapes
 
-// Times the backward_data primitive of a normalization on x with mean and
-// variance from its forward_training primitive `fwd_pd`.
-template <typename Backward, typename Forward>
+// Times the backward_data primitive of a normalization (batch or layer:
+// their descriptors take the same arguments) on x, `rows` statistics.
+template <typename Forward, typename Backward>
 void time_normalization_backward(benchmark::State& state, const at::Tensor& x,
-                                 const memory::desc& x_md,
-                                 const typename Forward::primitive_desc& fwd_pd,
-                                 const typename Backward::desc& desc, int64_t rows) {
-  const typename Backward::primitive_desc pd(desc, engine(), fwd_pd);
+                                 const memory::desc& x_md, int64_t rows) {
+  const auto flags = dnnl::normalization_flags::none;
+  const typename Forward::primitive_desc fwd_pd(
+      typename Forward::desc(dnnl::prop_kind::forward_training, x_md, 1e-5f, flags), engine());
+  const typename Backward::primitive_desc pd(
+      typename Backward::desc(dnnl::prop_kind::backward_data, x_md, x_md, 1e-5f, flags),
+      engine(), fwd_pd);
   const Backward prim(pd);
   at::Tensor dy = filled(x.sizes().vec()), dx = at::empty(x.sizes());
   at::Tensor mean = at::zeros({rows}), var = at::ones({rows});
@@ -200,17 +203,9 @@ BENCHMARK(BM_EmberBatchNormBackward)->Unit(benchmark::kMicrosecond);
 
 void BM_OneDNNBatchNormBackward(benchmark::State& state) {
   const at::Tensor x = filled(kAct);
-  const memory::desc x_md({64, 32, 26, 26}, f32, tag::nchw);
-  using Fwd = dnnl::batch_normalization_forward;
-  using Bwd = dnnl::batch_normalization_backward;
-  const Fwd::primitive_desc fwd_pd(
-      Fwd::desc(dnnl::prop_kind::forward_training, x_md, 1e-5f, dnnl::normalization_flags::none),
-      engine());
-  time_normalization_backward<Bwd, Fwd>(
-      state, x, x_md, fwd_pd,
-      Bwd::desc(dnnl::prop_kind::backward_data, x_md, x_md, 1e-5f,
-                dnnl::normalization_flags::none),
-      32);
+  time_normalization_backward<dnnl::batch_normalization_forward,
+                              dnnl::batch_normalization_backward>(
+      state, x, memory::desc({64, 32, 26, 26}, f32, tag::nchw), 32);
 }
 BENCHMARK(BM_OneDNNBatchNormBackward)->Unit(benchmark::kMicrosecond);
 
@@ -228,17 +223,9 @@ BENCHMARK(BM_EmberLayerNormBackward)->Unit(benchmark::kMicrosecond);
 
 void BM_OneDNNLayerNormBackward(benchmark::State& state) {
   const at::Tensor x = filled({4096, 512});
-  const memory::desc x_md({4096, 512}, f32, tag::ab);
-  using Fwd = dnnl::layer_normalization_forward;
-  using Bwd = dnnl::layer_normalization_backward;
-  const Fwd::primitive_desc fwd_pd(
-      Fwd::desc(dnnl::prop_kind::forward_training, x_md, 1e-5f, dnnl::normalization_flags::none),
-      engine());
-  time_normalization_backward<Bwd, Fwd>(
-      state, x, x_md, fwd_pd,
-      Bwd::desc(dnnl::prop_kind::backward_data, x_md, x_md, 1e-5f,
-                dnnl::normalization_flags::none),
-      4096);
+  time_normalization_backward<dnnl::layer_normalization_forward,
+                              dnnl::layer_normalization_backward>(
+      state, x, memory::desc({4096, 512}, f32, tag::ab), 4096);
 }
 BENCHMARK(BM_OneDNNLayerNormBackward)->Unit(benchmark::kMicrosecond);
 

@@ -129,6 +129,25 @@ void BM_LibtorchMaxPool2dBackward(benchmark::State& state) {
 }
 BENCHMARK(BM_LibtorchMaxPool2dBackward)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
+void BM_LibtorchRelu(benchmark::State& state) {
+  const at::Tensor x = Filled(kPoolInputs[state.range(0)], 7);
+  for (auto _ : state) {
+    at::Tensor y = at::relu(x);
+    benchmark::DoNotOptimize(y.data_ptr());
+  }
+}
+BENCHMARK(BM_LibtorchRelu)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+void BM_LibtorchThresholdBackward(benchmark::State& state) {
+  const at::Tensor x = Filled(kPoolInputs[state.range(0)], 7);
+  const at::Tensor g = Filled(kPoolInputs[state.range(0)], 8);
+  for (auto _ : state) {
+    at::Tensor gx = at::threshold_backward(g, x, 0);
+    benchmark::DoNotOptimize(gx.data_ptr());
+  }
+}
+BENCHMARK(BM_LibtorchThresholdBackward)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
 // ---- autograd (tools/bench/autograd_bench.cc has Ember's side) ----------------------------
 
 constexpr int kAutogradNodes = 1000;

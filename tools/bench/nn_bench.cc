@@ -89,4 +89,24 @@ void BM_MaxPool2dBackward(benchmark::State& state) {
 }
 BENCHMARK(BM_MaxPool2dBackward)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
+// ReLU and its backward (threshold_backward) on the pools' inputs, the
+// activations of the two conv layers.
+void BM_Relu(benchmark::State& state) {
+  const at::Tensor x = filled(kPools[state.range(0)], 7);
+  for (auto _ : state) {
+    at::Tensor y = at::relu(x);
+    benchmark::DoNotOptimize(y.data_ptr());
+  }
+}
+BENCHMARK(BM_Relu)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+void BM_ThresholdBackward(benchmark::State& state) {
+  const at::Tensor x = filled(kPools[state.range(0)], 7), g = filled(kPools[state.range(0)], 8);
+  for (auto _ : state) {
+    at::Tensor gx = at::threshold_backward(g, x, 0);
+    benchmark::DoNotOptimize(gx.data_ptr());
+  }
+}
+BENCHMARK(BM_ThresholdBackward)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
 }  // namespace

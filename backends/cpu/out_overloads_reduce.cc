@@ -6,33 +6,9 @@
 
 #include "aten/Functions.h"
 #include "backends/cpu/out_utils.h"
-#include "backends/cpu/tensor_utils.h"
 #include "registration/library.h"
 
 namespace ember::cpu {
-
-void check_out_defined(const at::Tensor& out, const char* op, const char* name) {
-  TORCH_CHECK(out.defined(), op, ": the out= tensor `", name, "` is undefined; pass a "
-              "defined tensor (of any shape: it is resized), or call the functional ", op,
-              ".");
-}
-
-void check_out_exact_dtype(const at::Tensor& out, c10::ScalarType dtype, const char* op,
-                           const char* name) {
-  check_out_defined(out, op, name);
-  TORCH_CHECK(out.scalar_type() == dtype, op, ": Expected out tensor `", name,
-              "` to have dtype ", dtype, ", but got ", out.scalar_type(), " instead. "
-              "Pass an out= tensor of dtype ", dtype, ".");
-}
-
-at::Tensor& copy_to_out(at::Tensor& out, const at::Tensor& result, const char* op,
-                        const char* name) {
-  check_out_defined(out, op, name);
-  resize_output(out, result.sizes(), op);
-  copy_into(out, result);
-  return out;
-}
-
 namespace {
 
 // ---- the Scalar forms of the arithmetic ops --------------------------------------------

@@ -1,5 +1,6 @@
 // More of the out= forms PyTorch autogenerates (`autogen:` in
-// native_functions.yaml) for ops Ember has: clone, masked_fill, relu, rsub,
+// native_functions.yaml) for ops Ember has: _to_copy, clone, masked_fill,
+// relu, rsub,
 // isnan/isinf, native_dropout(_backward), the view backward ops, embedding,
 // convolution and binary_cross_entropy_with_logits. Each runs the functional
 // op and copies with copy_ dtype rules, resizing as resize_output does (Note
@@ -13,6 +14,16 @@
 
 namespace ember::cpu {
 namespace {
+
+// The out form has no dtype/layout/device arguments: the copy into out
+// converts to out's dtype.
+at::Tensor& to_copy_out(const at::Tensor& self, bool non_blocking,
+                        std::optional<c10::MemoryFormat> memory_format, at::Tensor& out) {
+  return copy_to_out(out,
+                     at::_to_copy(self, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                                  non_blocking, memory_format),
+                     "_to_copy", "out");
+}
 
 at::Tensor& clone_out(const at::Tensor& self, std::optional<c10::MemoryFormat> memory_format,
                       at::Tensor& out) {
@@ -123,6 +134,7 @@ at::Tensor& binary_cross_entropy_with_logits_out(const at::Tensor& self,
 }  // namespace ember::cpu
 
 TORCH_LIBRARY_IMPL(aten, CPU, m) {
+  m.impl("_to_copy.out", TORCH_FN(ember::cpu::to_copy_out));
   m.impl("clone.out", TORCH_FN(ember::cpu::clone_out));
   m.impl("masked_fill.Scalar_out", TORCH_FN(ember::cpu::masked_fill_scalar_out));
   m.impl("masked_fill.Tensor_out", TORCH_FN(ember::cpu::masked_fill_tensor_out));

@@ -1,10 +1,12 @@
 // out= forms of the matrix products that run the functional op and copy
 // (Note [out= overloads that copy] in out_utils.h). In PyTorch bmm.out,
 // addmm.out and baddbmm.out are structured kernels, mv.out goes through the
-// structured addmv.out and dot.out checks the dtype itself: all want the
-// result's dtype. outer.out is mul.out on a column and a row, so its out may
+// structured addmv.out, matmul.out and linear.out through mm/bmm/addmm.out,
+// and dot.out checks the dtype itself: all want the result's dtype. outer.out is mul.out on a column and a row, so its out may
 // have any dtype the result can be cast to. mm.out has its own kernel
 // (matmul.cc).
+#include <optional>
+
 #include "aten/Functions.h"
 #include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/out_utils.h"
@@ -41,6 +43,15 @@ at::Tensor& dot_out(const at::Tensor& self, const at::Tensor& tensor, at::Tensor
   return write_exact(out, at::dot(self, tensor), "dot");
 }
 
+at::Tensor& matmul_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
+  return write_exact(out, at::matmul(self, other), "matmul");
+}
+
+at::Tensor& linear_out(const at::Tensor& input, const at::Tensor& weight,
+                       const std::optional<at::Tensor>& bias, at::Tensor& out) {
+  return write_exact(out, at::linear(input, weight, bias), "linear");
+}
+
 at::Tensor& outer_out(const at::Tensor& self, const at::Tensor& vec2, at::Tensor& out) {
   const char* op = "outer";
   const at::Tensor result = at::outer(self, vec2);
@@ -62,4 +73,6 @@ TORCH_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("mv.out", TORCH_FN(ember::cpu::mv_out));
   m.impl("dot.out", TORCH_FN(ember::cpu::dot_out));
   m.impl("outer.out", TORCH_FN(ember::cpu::outer_out));
+  m.impl("matmul.out", TORCH_FN(ember::cpu::matmul_out));
+  m.impl("linear.out", TORCH_FN(ember::cpu::linear_out));
 }

@@ -170,6 +170,35 @@ at::Tensor& adaptive_avg_pool2d_out(const at::Tensor& self, c10::IntArrayRef out
                      "out");
 }
 
+// ---- softmax.int_out / log_softmax.int_out -----------------------------------------------
+// As PyTorch's (composite) kernels: the input converted to `dtype` if given;
+// a contiguous out goes to _softmax.out (the result's dtype), any other is
+// written with copy_ (any dtype).
+
+template <bool kLog>
+at::Tensor& softmax_int_out_impl(const at::Tensor& self, int64_t dim,
+                                 std::optional<c10::ScalarType> dtype, at::Tensor& out) {
+  const char* op = kLog ? "log_softmax" : "softmax";
+  check_out_defined(out, op, "out");
+  TORCH_CHECK(self.defined(), op, ": the input tensor is undefined.");
+  const at::Tensor x = dtype ? self.to(*dtype) : self;
+  if (out.is_contiguous()) {
+    return kLog ? at::_log_softmax_out(out, x, dim, false) : at::_softmax_out(out, x, dim, false);
+  }
+  return copy_to_out(out, kLog ? at::_log_softmax(x, dim, false) : at::_softmax(x, dim, false),
+                     op, "out");
+}
+
+at::Tensor& softmax_int_out(const at::Tensor& self, int64_t dim,
+                            std::optional<c10::ScalarType> dtype, at::Tensor& out) {
+  return softmax_int_out_impl<false>(self, dim, dtype, out);
+}
+
+at::Tensor& log_softmax_int_out(const at::Tensor& self, int64_t dim,
+                                std::optional<c10::ScalarType> dtype, at::Tensor& out) {
+  return softmax_int_out_impl<true>(self, dim, dtype, out);
+}
+
 // ---- softmax backward ------------------------------------------------------------------
 // The result has input_dtype (the dtype of the forward's input).
 
@@ -211,6 +240,8 @@ TORCH_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("avg_pool2d_backward.grad_input",
          TORCH_FN(ember::cpu::avg_pool2d_backward_grad_input));
   m.impl("adaptive_avg_pool2d.out", TORCH_FN(ember::cpu::adaptive_avg_pool2d_out));
+  m.impl("softmax.int_out", TORCH_FN(ember::cpu::softmax_int_out));
+  m.impl("log_softmax.int_out", TORCH_FN(ember::cpu::log_softmax_int_out));
   m.impl("_softmax_backward_data.out", TORCH_FN(ember::cpu::softmax_backward_data_out));
   m.impl("_log_softmax_backward_data.out",
          TORCH_FN(ember::cpu::log_softmax_backward_data_out));

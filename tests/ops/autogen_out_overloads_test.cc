@@ -1,4 +1,4 @@
-// The out= forms PyTorch autogenerates for clone, masked_fill, relu, rsub,
+// The out= forms PyTorch autogenerates for _to_copy, clone, masked_fill, relu, rsub,
 // isnan/isinf, native_dropout(_backward), the view backward ops, embedding,
 // convolution and binary_cross_entropy_with_logits
 // (backends/cpu/out_overloads_autogen.cc, Note [out= overloads that copy]):
@@ -53,6 +53,8 @@ TEST_P(AutogenOutOverloads, PointwiseOutFormsMatchTheFunctionalForms) {
   const at::Tensor mask = at::gt(x, 0.5);
   expect_copied(at::clone(x), [&](at::Tensor& o) -> at::Tensor& { return at::clone_out(o, x); },
                 "clone");
+  expect_copied(x, [&](at::Tensor& o) -> at::Tensor& { return at::_to_copy_out(o, x); },
+                "_to_copy");
   expect_copied(at::masked_fill(x, mask, 7.5),
                 [&](at::Tensor& o) -> at::Tensor& { return at::masked_fill_out(o, x, mask, 7.5); },
                 "masked_fill.Scalar_out");
@@ -153,6 +155,7 @@ TEST_P(AutogenOutOverloads, UndefinedOutsAreRefusedWithTheOpsName) {
   at::Tensor u;
   const std::vector<std::pair<const char*, std::function<void()>>> calls = {
       {"clone", [&] { at::clone_out(u, x); }},
+      {"_to_copy", [&] { at::_to_copy_out(u, x); }},
       {"masked_fill", [&] { at::masked_fill_out(u, x, at::gt(x, 0), 1); }},
       {"relu", [&] { at::relu_out(u, x); }},
       {"rsub", [&] { at::rsub_out(u, x, x); }},

@@ -2,9 +2,9 @@
 // (Note [out= overloads that copy] in out_utils.h). In PyTorch bmm.out,
 // addmm.out and baddbmm.out are structured kernels, mv.out goes through the
 // structured addmv.out, matmul.out and linear.out through mm/bmm/addmm.out,
-// and dot.out checks the dtype itself: all want the result's dtype. outer.out is mul.out on a column and a row, so its out may
-// have any dtype the result can be cast to. mm.out has its own kernel
-// (matmul.cc).
+// and dot.out checks the dtype itself: all want the result's dtype.
+// outer.out is mul.out on a column and a row, so its out may have any dtype
+// the result can be cast to. mm.out has its own kernel (matmul.cc).
 #include <optional>
 
 #include "aten/Functions.h"

@@ -1,5 +1,6 @@
-// out= overloads of the losses, the pools and their backward ops
-// (`.out`, `.output`, `.grad_input`): each runs the functional kernel and
+// out= overloads of the losses, the pools, the softmax backward ops and
+// their backward ops (`.out`, `.output`, `.grad_input`), structured or
+// hand-written CPU kernels in PyTorch: each runs the functional kernel and
 // copies its result into out tensors of the result's own dtype (Note [out=
 // overloads that copy] in out_utils.h).
 #include <optional>
@@ -161,6 +162,61 @@ at::Tensor& avg_pool2d_backward_grad_input(const at::Tensor& grad_output,
                      "avg_pool2d_backward", "grad_input");
 }
 
+// adaptive_avg_pool2d.out: a CPU kernel in PyTorch (the functional form is
+// composite), writing in the input's dtype.
+at::Tensor& adaptive_avg_pool2d_out(const at::Tensor& self, c10::IntArrayRef output_size,
+                                    at::Tensor& out) {
+  return write_exact(out, at::adaptive_avg_pool2d(self, output_size), "adaptive_avg_pool2d",
+                     "out");
+}
+
+// ---- softmax.int_out / log_softmax.int_out -----------------------------------------------
+// As PyTorch's (composite) kernels: the input converted to `dtype` if given;
+// a contiguous out goes to _softmax.out (the result's dtype), any other is
+// written with copy_ (any dtype).
+
+template <bool kLog>
+at::Tensor& softmax_int_out_impl(const at::Tensor& self, int64_t dim,
+                                 std::optional<c10::ScalarType> dtype, at::Tensor& out) {
+  const char* op = kLog ? "log_softmax" : "softmax";
+  check_out_defined(out, op, "out");
+  TORCH_CHECK(self.defined(), op, ": the input tensor is undefined.");
+  const at::Tensor x = dtype ? self.to(*dtype) : self;
+  if (out.is_contiguous()) {
+    return kLog ? at::_log_softmax_out(out, x, dim, false) : at::_softmax_out(out, x, dim, false);
+  }
+  return copy_to_out(out, kLog ? at::_log_softmax(x, dim, false) : at::_softmax(x, dim, false),
+                     op, "out");
+}
+
+at::Tensor& softmax_int_out(const at::Tensor& self, int64_t dim,
+                            std::optional<c10::ScalarType> dtype, at::Tensor& out) {
+  return softmax_int_out_impl<false>(self, dim, dtype, out);
+}
+
+at::Tensor& log_softmax_int_out(const at::Tensor& self, int64_t dim,
+                                std::optional<c10::ScalarType> dtype, at::Tensor& out) {
+  return softmax_int_out_impl<true>(self, dim, dtype, out);
+}
+
+// ---- softmax backward ------------------------------------------------------------------
+// The result has input_dtype (the dtype of the forward's input).
+
+at::Tensor& softmax_backward_data_out(const at::Tensor& grad_output, const at::Tensor& output,
+                                      int64_t dim, c10::ScalarType input_dtype,
+                                      at::Tensor& grad_input) {
+  return write_exact(grad_input,
+                     at::_softmax_backward_data(grad_output, output, dim, input_dtype),
+                     "_softmax_backward_data", "grad_input");
+}
+
+at::Tensor& log_softmax_backward_data_out(const at::Tensor& grad_output,
+                                          const at::Tensor& output, int64_t dim,
+                                          c10::ScalarType input_dtype, at::Tensor& out) {
+  return write_exact(out, at::_log_softmax_backward_data(grad_output, output, dim, input_dtype),
+                     "_log_softmax_backward_data", "out");
+}
+
 }  // namespace
 }  // namespace ember::cpu
 
@@ -183,4 +239,10 @@ TORCH_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("avg_pool2d.out", TORCH_FN(ember::cpu::avg_pool2d_out));
   m.impl("avg_pool2d_backward.grad_input",
          TORCH_FN(ember::cpu::avg_pool2d_backward_grad_input));
+  m.impl("adaptive_avg_pool2d.out", TORCH_FN(ember::cpu::adaptive_avg_pool2d_out));
+  m.impl("softmax.int_out", TORCH_FN(ember::cpu::softmax_int_out));
+  m.impl("log_softmax.int_out", TORCH_FN(ember::cpu::log_softmax_int_out));
+  m.impl("_softmax_backward_data.out", TORCH_FN(ember::cpu::softmax_backward_data_out));
+  m.impl("_log_softmax_backward_data.out",
+         TORCH_FN(ember::cpu::log_softmax_backward_data_out));
 }

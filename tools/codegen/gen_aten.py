@@ -418,8 +418,11 @@ def emit_registrations(ops):
         kernel = "inplace_or_view_" + op.struct
         p = params(op.args, False)
         names = ", ".join(a.name for a in op.args)
-        bumps = "".join("  %s.unsafeGetTensorImpl()->bump_version();\n" % a.name
-                        for a in writes)
+        # An out the kernel left undefined (it may, where an output is not
+        # computed) has no version counter to bump.
+        bumps = "".join(
+            "  if (%s.defined()) %s.unsafeGetTensorImpl()->bump_version();\n" % (a.name, a.name)
+            for a in writes)
         view_kernels.append("""static %(r)s %(k)s(c10::DispatchKeySet ks, %(p)s) {
   %(r)s result = at::_ops::%(s)s::redispatch(
       ks - c10::DispatchKeySet(c10::DispatchKey::ADInplaceOrView), %(names)s);

@@ -28,8 +28,8 @@ c10::ScalarType batch_norm_stat_dtype(c10::ScalarType input) {
 // native_batch_norm.out: `out` is resized to the input's shape. In training,
 // save_mean and save_invstd are resized to [C] and receive the batch
 // statistics; in evaluation PyTorch's CPU kernel leaves them untouched (the
-// functional form returns empty ones), and so does this one. All three must
-// be defined.
+// functional form returns empty ones) and takes undefined ones, and so does
+// this one.
 std::tuple<at::Tensor&, at::Tensor&, at::Tensor&> native_batch_norm_out(
     const at::Tensor& input, const std::optional<at::Tensor>& weight,
     const std::optional<at::Tensor>& bias, const std::optional<at::Tensor>& running_mean,
@@ -43,12 +43,6 @@ std::tuple<at::Tensor&, at::Tensor&, at::Tensor&> native_batch_norm_out(
   if (training) {
     check_out_exact_dtype(save_mean, stat, op, "save_mean");
     check_out_exact_dtype(save_invstd, stat, op, "save_invstd");
-  } else {
-    // PyTorch also takes undefined ones here; Ember's generated
-    // ADInplaceOrView kernel bumps the version of every out tensor, which
-    // an undefined one does not have.
-    check_out_defined(save_mean, op, "save_mean");
-    check_out_defined(save_invstd, op, "save_invstd");
   }
   const auto [y, mean, invstd] = at::native_batch_norm(input, weight, bias, running_mean,
                                                        running_var, training, momentum, eps);

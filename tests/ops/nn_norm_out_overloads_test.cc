@@ -70,11 +70,18 @@ TEST_P(NnNormOutOverloads, BatchNormOutInEvaluationLeavesSavedStatisticsUntouche
   EXPECT_TRUE(at::equal(o, want));
   EXPECT_TRUE(at::equal(m, at::full({5}, 7.0, options(kDouble))));
   EXPECT_EQ(s.numel(), 0);
-  // PyTorch also takes undefined ones here; Ember refuses them (see
-  // native_batch_norm_out in out_overloads_norm.cc).
-  at::Tensor undefined;
+  // Undefined ones are taken too, as in PyTorch (the generated
+  // ADInplaceOrView kernel bumps only defined outs), and stay undefined.
+  at::Tensor undefined_mean, undefined_invstd;
+  at::native_batch_norm_outf(x, std::nullopt, std::nullopt, rm, rv, false, 0.1, 1e-5, o,
+                             undefined_mean, undefined_invstd);
+  EXPECT_TRUE(at::equal(o, want));
+  EXPECT_FALSE(undefined_mean.defined());
+  EXPECT_FALSE(undefined_invstd.defined());
+  // In training they are written, so they must be defined.
+  at::Tensor fm = at::empty({0}, options(kFloat));
   EXPECT_THAT(errorOf([&] { at::native_batch_norm_outf(x, std::nullopt, std::nullopt, rm, rv,
-                                                       false, 0.1, 1e-5, o, m, undefined); }),
+                                                       true, 0.1, 1e-5, o, fm, undefined_invstd); }),
               HasSubstr("native_batch_norm: the out= tensor `save_invstd` is undefined"));
 }
 

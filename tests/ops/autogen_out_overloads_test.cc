@@ -17,14 +17,7 @@
 namespace ember_conformance {
 namespace {
 
-class AutogenOutOverloads : public OpTest {
- protected:
-  at::Tensor rand(const std::vector<int64_t>& shape, ScalarType dtype = kFloat,
-                  Domain domain = {-2, 2}, uint64_t seed = 3) const {
-    return make_tensor(random_ref(shape, dtype, domain, seed), dtype, device());
-  }
-  at::Tensor empty(ScalarType dtype) const { return at::empty({0}, options(dtype)); }
-};
+class AutogenOutOverloads : public OutTest {};
 EMBER_INSTANTIATE_CONFORMANCE(AutogenOutOverloads);
 
 using Write = std::function<at::Tensor&(at::Tensor&)>;

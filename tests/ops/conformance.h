@@ -275,4 +275,15 @@ void check_ternary(const std::string& name, const TernaryOp& op,
 // two-tensor result_type above).
 ScalarType result_type(const std::vector<std::pair<ScalarType, int64_t>>& tensors);
 
+// OpTest plus what the out= tests use: a random tensor on the device under
+// test, and an empty (0-element) out of a dtype, which the op must resize.
+class OutTest : public OpTest {
+ protected:
+  at::Tensor rand(const std::vector<int64_t>& shape, ScalarType dtype = kFloat,
+                  Domain domain = {-2, 2}, uint64_t seed = 3) const {
+    return make_tensor(random_ref(shape, dtype, domain, seed), dtype, device());
+  }
+  at::Tensor empty(ScalarType dtype) const { return at::empty({0}, options(dtype)); }
+};
+
 }  // namespace ember_conformance

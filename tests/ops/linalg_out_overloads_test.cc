@@ -16,14 +16,7 @@
 namespace ember_conformance {
 namespace {
 
-class LinalgOutOverloads : public OpTest {
- protected:
-  at::Tensor rand(const std::vector<int64_t>& shape, ScalarType dtype = kFloat,
-                  uint64_t seed = 3) const {
-    return make_tensor(random_ref(shape, dtype, {-2, 2}, seed), dtype, device());
-  }
-  at::Tensor empty(ScalarType dtype) const { return at::empty({0}, options(dtype)); }
-};
+class LinalgOutOverloads : public OutTest {};
 EMBER_INSTANTIATE_CONFORMANCE(LinalgOutOverloads);
 
 using Write = std::function<at::Tensor&(at::Tensor&)>;
@@ -50,8 +43,8 @@ void expect_written(const at::Tensor& want, ScalarType dtype, const Write& write
 
 TEST_P(LinalgOutOverloads, MatrixProductOutFormsMatchTheFunctionalForms) {
   for (const ScalarType dtype : {kFloat, kDouble}) {
-    const at::Tensor a = rand({2, 3, 4}, dtype, 1), b = rand({2, 4, 5}, dtype, 2);
-    const at::Tensor c = rand({2, 3, 5}, dtype, 3);
+    const at::Tensor a = rand({2, 3, 4}, dtype, {-2, 2}, 1), b = rand({2, 4, 5}, dtype, {-2, 2}, 2);
+    const at::Tensor c = rand({2, 3, 5}, dtype, {-2, 2}, 3);
     expect_written(at::bmm(a, b), dtype,
                    [&](at::Tensor& o) -> at::Tensor& { return at::bmm_out(o, a, b); }, "bmm");
     expect_written(at::baddbmm(c, a, b, 0.5, 2), dtype,
@@ -59,14 +52,14 @@ TEST_P(LinalgOutOverloads, MatrixProductOutFormsMatchTheFunctionalForms) {
                      return at::baddbmm_out(o, c, a, b, 0.5, 2);
                    },
                    "baddbmm");
-    const at::Tensor m1 = rand({3, 4}, dtype, 4), m2 = rand({4, 2}, dtype, 5);
-    const at::Tensor bias = rand({3, 2}, dtype, 6);
+    const at::Tensor m1 = rand({3, 4}, dtype, {-2, 2}, 4), m2 = rand({4, 2}, dtype, {-2, 2}, 5);
+    const at::Tensor bias = rand({3, 2}, dtype, {-2, 2}, 6);
     expect_written(at::addmm(bias, m1, m2, 2, 0.5), dtype,
                    [&](at::Tensor& o) -> at::Tensor& {
                      return at::addmm_outf(bias, m1, m2, 2, 0.5, o);
                    },
                    "addmm");
-    const at::Tensor v = rand({4}, dtype, 7), w = rand({4}, dtype, 8);
+    const at::Tensor v = rand({4}, dtype, {-2, 2}, 7), w = rand({4}, dtype, {-2, 2}, 8);
     expect_written(at::mv(m1, v), dtype,
                    [&](at::Tensor& o) -> at::Tensor& { return at::mv_out(o, m1, v); }, "mv");
     expect_written(at::dot(v, w), dtype,
@@ -83,7 +76,7 @@ TEST_P(LinalgOutOverloads, MatrixProductOutFormsMatchTheFunctionalForms) {
     expect_written(at::matmul(v, m2), dtype,
                    [&](at::Tensor& o) -> at::Tensor& { return at::matmul_out(o, v, m2); },
                    "matmul (vector)");
-    const at::Tensor lw = rand({5, 4}, dtype, 11), lb = rand({5}, dtype, 12);
+    const at::Tensor lw = rand({5, 4}, dtype, {-2, 2}, 11), lb = rand({5}, dtype, {-2, 2}, 12);
     expect_written(at::linear(a, lw, lb), dtype,
                    [&](at::Tensor& o) -> at::Tensor& { return at::linear_out(o, a, lw, lb); },
                    "linear");
@@ -94,21 +87,21 @@ TEST_P(LinalgOutOverloads, MatrixProductOutFormsMatchTheFunctionalForms) {
                    "linear without bias");
   }
   // outer.out is mul.out: a Float result into a Double out is fine.
-  const at::Tensor v = rand({3}), w = rand({2}, kFloat, 9);
+  const at::Tensor v = rand({3}), w = rand({2}, kFloat, {-2, 2}, 9);
   expect_written(at::outer(v, w), kDouble,
                  [&](at::Tensor& o) -> at::Tensor& { return at::outer_out(o, v, w); },
                  "outer into Double");
 }
 
 TEST_P(LinalgOutOverloads, MatrixProductOutFormsRefuseAnotherDtype) {
-  const at::Tensor a = rand({2, 3, 4}), b = rand({2, 4, 5}, kFloat, 2);
+  const at::Tensor a = rand({2, 3, 4}), b = rand({2, 4, 5}, kFloat, {-2, 2}, 2);
   at::Tensor d = empty(kDouble);
   EXPECT_THAT(errorOf([&] { at::bmm_out(d, a, b); }),
               HasSubstr("bmm: Expected out tensor `out` to have dtype Float, but got Double "
                         "instead. Pass an out= tensor of dtype Float."));
   EXPECT_THAT(errorOf([&] { at::baddbmm_out(d, rand({2, 3, 5}), a, b); }),
               HasSubstr("baddbmm: Expected out tensor `out` to have dtype Float"));
-  const at::Tensor m = rand({3, 4}), v = rand({4}, kFloat, 5);
+  const at::Tensor m = rand({3, 4}), v = rand({4}, kFloat, {-2, 2}, 5);
   EXPECT_THAT(errorOf([&] { at::addmm_out(d, rand({3, 3}), m, m.t()); }),
               HasSubstr("addmm: Expected out tensor `out` to have dtype Float"));
   EXPECT_THAT(errorOf([&] { at::mv_out(d, m, v); }),
@@ -132,7 +125,7 @@ TEST_P(LinalgOutOverloads, MatrixProductOutFormsRefuseAnotherDtype) {
 }
 
 TEST_P(LinalgOutOverloads, WholeTensorSumAndProdOutCopyIntoAnyDtype) {
-  const at::Tensor x = rand({3, 4}, kFloat, 10);
+  const at::Tensor x = rand({3, 4}, kFloat, {-2, 2}, 10);
   const at::Tensor i = make_tensor(Ref({2, 2}, {1, 2, 3, 4}), kInt, device());
   for (const ScalarType dtype : {kFloat, kDouble, kLong}) {
     expect_written(at::sum(x), dtype,

@@ -17,14 +17,7 @@ namespace {
 
 using nn_test::long_tensor;
 
-class NnGradOutOverloads : public OpTest {
- protected:
-  at::Tensor rand(const std::vector<int64_t>& shape, ScalarType dtype, Domain domain,
-                  uint64_t seed) const {
-    return make_tensor(random_ref(shape, dtype, domain, seed), dtype, device());
-  }
-  at::Tensor empty(ScalarType dtype) const { return at::empty({0}, options(dtype)); }
-};
+class NnGradOutOverloads : public OutTest {};
 EMBER_INSTANTIATE_CONFORMANCE(NnGradOutOverloads);
 
 // ---- convolution_backward.out -----------------------------------------------------------

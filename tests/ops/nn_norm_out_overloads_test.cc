@@ -13,14 +13,7 @@
 namespace ember_conformance {
 namespace {
 
-class NnNormOutOverloads : public OpTest {
- protected:
-  at::Tensor rand(const std::vector<int64_t>& shape, ScalarType dtype, Domain domain,
-                  uint64_t seed) const {
-    return make_tensor(random_ref(shape, dtype, domain, seed), dtype, device());
-  }
-  at::Tensor empty(ScalarType dtype) const { return at::empty({0}, options(dtype)); }
-};
+class NnNormOutOverloads : public OutTest {};
 EMBER_INSTANTIATE_CONFORMANCE(NnNormOutOverloads);
 
 using Outs3 = std::tuple<at::Tensor&, at::Tensor&, at::Tensor&>;
@@ -80,8 +73,10 @@ TEST_P(NnNormOutOverloads, BatchNormOutInEvaluationLeavesSavedStatisticsUntouche
   EXPECT_FALSE(undefined_invstd.defined());
   // In training they are written, so they must be defined.
   at::Tensor fm = at::empty({0}, options(kFloat));
-  EXPECT_THAT(errorOf([&] { at::native_batch_norm_outf(x, std::nullopt, std::nullopt, rm, rv,
-                                                       true, 0.1, 1e-5, o, fm, undefined_invstd); }),
+  EXPECT_THAT(errorOf([&] {
+                at::native_batch_norm_outf(x, std::nullopt, std::nullopt, rm, rv, true, 0.1,
+                                           1e-5, o, fm, undefined_invstd);
+              }),
               HasSubstr("native_batch_norm: the out= tensor `save_invstd` is undefined"));
 }
 

@@ -16,14 +16,7 @@ using nn_test::long_tensor;
 
 constexpr int64_t kNone = 0, kMean = 1, kSum = 2;
 
-class NnOutOverloads : public OpTest {
- protected:
-  at::Tensor rand(const std::vector<int64_t>& shape, ScalarType dtype, Domain domain,
-                  uint64_t seed) const {
-    return make_tensor(random_ref(shape, dtype, domain, seed), dtype, device());
-  }
-  at::Tensor empty(ScalarType dtype) const { return at::empty({0}, options(dtype)); }
-};
+class NnOutOverloads : public OutTest {};
 EMBER_INSTANTIATE_CONFORMANCE(NnOutOverloads);
 
 // Writes with `write` into an empty out and into an out of the result's

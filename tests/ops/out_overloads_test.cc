@@ -20,14 +20,7 @@
 namespace ember_conformance {
 namespace {
 
-class OutOverloads : public OpTest {
- protected:
-  at::Tensor rand(const std::vector<int64_t>& shape, ScalarType dtype = kFloat,
-                  Domain domain = {-2, 2}, uint64_t seed = 3) const {
-    return make_tensor(random_ref(shape, dtype, domain, seed), dtype, device());
-  }
-  at::Tensor empty(ScalarType dtype) const { return at::empty({0}, options(dtype)); }
-};
+class OutOverloads : public OutTest {};
 EMBER_INSTANTIATE_CONFORMANCE(OutOverloads);
 
 // Every out= layout a caller may pass for a result like `want`: empty (is

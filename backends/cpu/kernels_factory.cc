@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <type_traits>
 #include <utility>
 
@@ -118,6 +119,13 @@ bool resize_output(const at::Tensor& out, c10::IntArrayRef shape, const char* op
                "PyTorch; to reuse an output, pass one of the right shape or "
                "resize it to zero elements first.");
   }
+  resize_contiguous(out, shape, op);
+  return true;
+}
+
+void resize_contiguous(const at::Tensor& out, c10::IntArrayRef shape, const char* op) {
+  if (out.sizes() == shape) return;
+  check_sizes(shape, op);
   c10::TensorImpl* impl = out.unsafeGetTensorImpl();
   const size_t needed =
       contiguous_nbytes(shape, out.scalar_type(), op) +
@@ -138,7 +146,6 @@ bool resize_output(const at::Tensor& out, c10::IntArrayRef shape, const char* op
     storage.set_nbytes(needed);
   }
   impl->set_sizes_contiguous(shape);
-  return true;
 }
 
 // ---- registered kernels ---------------------------------------------------------
@@ -298,6 +305,34 @@ at::Tensor& eye_m_out(int64_t n, int64_t m, at::Tensor& out) {
 
 at::Tensor& eye_out(int64_t n, at::Tensor& out) { return eye_m_out(n, n, out); }
 
+// The factories' out= forms, as PyTorch's: `out` keeps its dtype and is
+// resized with resize_ (no warning when it had elements), then filled.
+at::Tensor& full_out(c10::IntArrayRef size, const c10::Scalar& fill_value, at::Tensor& out) {
+  resize_contiguous(out, size, "full");
+  return fill_(out, fill_value);
+}
+
+at::Tensor& zeros_out(c10::IntArrayRef size, at::Tensor& out) {
+  resize_contiguous(out, size, "zeros");
+  return fill_(out, 0);
+}
+
+at::Tensor& ones_out(c10::IntArrayRef size, at::Tensor& out) {
+  resize_contiguous(out, size, "ones");
+  return fill_(out, 1);
+}
+
+// empty.out: only resizes. PyTorch refuses a memory format here, the out
+// tensor's layout being the caller's.
+at::Tensor& empty_out(c10::IntArrayRef size, std::optional<c10::MemoryFormat> memory_format,
+                      at::Tensor& out) {
+  TORCH_CHECK(!memory_format.has_value(), "empty: 'memory_format' argument is "
+              "incompatible with 'out' tensor argument; leave it unset (the out "
+              "tensor's strides are kept when its shape already matches).");
+  resize_contiguous(out, size, "empty");
+  return out;
+}
+
 }  // namespace ember::cpu
 
 TORCH_LIBRARY_IMPL(aten, CPU, m) {
@@ -307,4 +342,8 @@ TORCH_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("linspace.out", TORCH_FN(ember::cpu::linspace_out));
   m.impl("eye.out", TORCH_FN(ember::cpu::eye_out));
   m.impl("eye.m_out", TORCH_FN(ember::cpu::eye_m_out));
+  m.impl("empty.out", TORCH_FN(ember::cpu::empty_out));
+  m.impl("zeros.out", TORCH_FN(ember::cpu::zeros_out));
+  m.impl("ones.out", TORCH_FN(ember::cpu::ones_out));
+  m.impl("full.out", TORCH_FN(ember::cpu::full_out));
 }

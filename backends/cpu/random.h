@@ -89,5 +89,12 @@ at::Tensor& linspace_out(const c10::Scalar& start, const c10::Scalar& end,
 // eye: ones on the diagonal of an n x m matrix (m = n for eye.out).
 at::Tensor& eye_out(int64_t n, at::Tensor& out);             // eye.out
 at::Tensor& eye_m_out(int64_t n, int64_t m, at::Tensor& out);  // eye.m_out
+// The out= forms of empty, zeros, ones and full: `out` resized (resize_, no
+// warning) to `size`, keeping its dtype, then filled (empty: left as is).
+at::Tensor& empty_out(c10::IntArrayRef size, std::optional<c10::MemoryFormat> memory_format,
+                      at::Tensor& out);                                           // empty.out
+at::Tensor& zeros_out(c10::IntArrayRef size, at::Tensor& out);                    // zeros.out
+at::Tensor& ones_out(c10::IntArrayRef size, at::Tensor& out);                     // ones.out
+at::Tensor& full_out(c10::IntArrayRef size, const c10::Scalar& fill_value, at::Tensor& out);
 
 }  // namespace ember::cpu

@@ -40,6 +40,15 @@ at::Tensor empty_strided_cpu(c10::IntArrayRef sizes, c10::IntArrayRef strides,
 bool resize_output(const at::Tensor& out, c10::IntArrayRef shape,
                    const char* op);
 
+// ember::cpu::resize_contiguous
+//
+// Tensor::resize_ for an out= argument: nothing if `out` already has
+// `shape`; otherwise contiguous strides for `shape`, its storage grown if
+// needed (refused, naming `op`, when the storage is not resizable). No
+// warning: the factories' out= forms (zeros.out, full.out, ...) resize as
+// PyTorch's do, with resize_.
+void resize_contiguous(const at::Tensor& out, c10::IntArrayRef shape, const char* op);
+
 // ember::cpu::copy_into
 //
 // copy_(dst, src) for a `dst` the caller holds by const reference (the

@@ -1,7 +1,9 @@
 // arange, linspace and eye: values against plain loops, dtype inference,
-// out= variants, every dtype they support, and the error paths.
+// out= variants, every dtype they support, and the error paths; the out=
+// forms of empty, zeros, ones and full.
 #include <cmath>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include <ATen/ATen.h>
@@ -174,6 +176,64 @@ TEST(Eye, OutWritesThroughStridesAndErrors) {
               HasSubstr("eye: m must be greater or equal to 0, got -3"));
   EXPECT_THAT(errorOf([&] { at::eye_out(resized, -2); }),
               HasSubstr("eye: n must be greater or equal to 0, got -2"));
+}
+
+// zeros/ones/full/empty.out as PyTorch's: the out keeps its dtype, is
+// resized with resize_ (no deprecation warning, unlike structured out=
+// kernels) and filled; one of the right shape keeps its strides.
+TEST(FactoryOut, ResizeWithoutWarningKeepTheDtypeAndFill) {
+  struct Capture : c10::WarningHandler {
+    std::vector<std::string> seen;
+    void process(const c10::Warning& w) override { seen.push_back(w.msg()); }
+  } capture;
+  c10::WarningUtils::WarningHandlerGuard guard(&capture);
+  at::Tensor l = at::full({5}, 9, at::kLong);  // 5 elements, resized to 6
+  EXPECT_EQ(&at::zeros_out(l, {2, 3}), &l);
+  EXPECT_EQ(l.sizes().vec(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(l.scalar_type(), at::kLong);
+  EXPECT_EQ(values(l), (std::vector<double>(6, 0.0)));
+  at::Tensor d = at::empty({0}, at::kDouble);
+  at::ones_out(d, {4});
+  EXPECT_EQ(values(d), (std::vector<double>(4, 1.0)));
+  at::Tensor i = at::empty({0}, at::kInt);
+  at::full_out(i, {2, 2}, 7);
+  EXPECT_EQ(values(i), (std::vector<double>(4, 7.0)));
+  at::full_outf({3}, 2.5, d);  // shrinks
+  EXPECT_EQ(values(d), (std::vector<double>(3, 2.5)));
+  // An out of the right shape is written through its strides.
+  at::Tensor t = at::zeros({3, 2}).t();
+  at::full_out(t, {2, 3}, -1.5);
+  EXPECT_EQ(t.stride(0), 1);
+  EXPECT_EQ(values(t), (std::vector<double>(6, -1.5)));
+  at::Tensor e = at::zeros({1}, at::kShort);
+  at::empty_out(e, {2, 5});
+  EXPECT_EQ(e.sizes().vec(), (std::vector<int64_t>{2, 5}));
+  EXPECT_EQ(e.scalar_type(), at::kShort);
+  EXPECT_TRUE(capture.seen.empty()) << capture.seen.front();
+}
+
+TEST(FactoryOut, Errors) {
+  at::Tensor f = at::empty({0});
+  EXPECT_THAT(errorOf([&] { at::zeros_out(f, {2, -1}); }),
+              HasSubstr("zeros: sizes must be non-negative, but got [2, -1]"));
+  EXPECT_THAT(errorOf([&] { at::full_out(f, {-3}, 1); }),
+              HasSubstr("full: sizes must be non-negative"));
+  EXPECT_THAT(errorOf([&] { at::empty_out(f, {2}, c10::MemoryFormat::Contiguous); }),
+              HasSubstr("empty: 'memory_format' argument is incompatible with 'out' tensor "
+                        "argument"));
+  // A storage Ember does not own cannot grow.
+  float buffer[2] = {0, 0};
+  at::Tensor blob = at::from_blob(buffer, {2});
+  EXPECT_THAT(errorOf([&] { at::ones_out(blob, {3}); }),
+              HasSubstr("ones: the output needs 12 bytes to be resized to [3] but its storage "
+                        "holds 8 and is not resizable"));
+  at::ones_out(blob, {2});
+  EXPECT_EQ(buffer[1], 1.0f);
+  // Out tensors that require grad are refused by the autograd layer.
+  at::Tensor leaf = at::zeros({2}).requires_grad_(true);
+  EXPECT_THAT(errorOf([&] { at::zeros_out(leaf, {2}); }),
+              HasSubstr("zeros(): functions with out=... arguments don't support automatic "
+                        "differentiation"));
 }
 
 TEST(RandomFactories, DtypeDefaultsAndOptions) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "c10/core/ScalarType.h"
@@ -107,6 +108,41 @@ constexpr bool is_reduced_float_v =
 // Half and BFloat16 (as PyTorch does), T itself otherwise.
 template <typename T>
 using opmath_t = std::conditional_t<is_reduced_float_v<T>, float, T>;
+
+// ember::cpu::is_nan(v) — std::isnan for floating types, false for the
+// others (which std::isnan does not take, and whose v != v a compiler
+// flags as a self-comparison).
+template <typename T>
+inline bool is_nan(T v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return v != v;
+  } else {
+    (void)v;
+    return false;
+  }
+}
+
+// ember::cpu::lowest_value<T>() / highest_value<T>() — below / above every
+// value of T: -inf / inf for floating types, the extreme values otherwise
+// (the identity of max / min).
+template <typename T>
+constexpr T lowest_value() {
+  using L = std::numeric_limits<T>;
+  if constexpr (L::has_infinity) {
+    return -L::infinity();
+  } else {
+    return L::lowest();
+  }
+}
+template <typename T>
+constexpr T highest_value() {
+  using L = std::numeric_limits<T>;
+  if constexpr (L::has_infinity) {
+    return L::infinity();
+  } else {
+    return L::max();
+  }
+}
 
 // ember::cpu::wrap_t<T> — an unsigned type for wrapping integer arithmetic.
 // Signed overflow is undefined behaviour; PyTorch's results wrap, so

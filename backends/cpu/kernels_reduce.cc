@@ -184,22 +184,8 @@ struct MinMaxOps {
   T* values;         // may be null with kIndex (argmax, argmin)
   int64_t* indices;  // kIndex only
 
-  static bool is_nan(val_t v) {
-    if constexpr (std::is_floating_point_v<val_t>) {
-      return std::isnan(v);
-    } else {
-      return false;
-    }
-  }
   static bool better(val_t x, val_t a) { return kMax ? a < x : x < a; }
-  static val_t worst() {
-    using L = std::numeric_limits<val_t>;
-    if constexpr (L::has_infinity) {
-      return kMax ? -L::infinity() : L::infinity();
-    } else {
-      return kMax ? L::lowest() : L::max();
-    }
-  }
+  static val_t worst() { return kMax ? lowest_value<val_t>() : highest_value<val_t>(); }
 
   acc_t identity() const {
     if constexpr (kIndex) {

@@ -162,27 +162,6 @@ inline void taps(int64_t start, int64_t d, int64_t k, int64_t in, int64_t* k0, i
 
 // ---- max pooling ---------------------------------------------------------------
 
-// NaN test that is false for integers without a self-comparison warning.
-template <typename A>
-inline bool is_nan(A v) {
-  if constexpr (std::is_floating_point_v<A>) {
-    return v != v;
-  } else {
-    (void)v;
-    return false;
-  }
-}
-
-// The value of a window with no element: -inf, or the lowest integer.
-template <typename A>
-constexpr A empty_window_value() {
-  if constexpr (std::is_floating_point_v<A>) {
-    return -std::numeric_limits<A>::infinity();
-  } else {
-    return std::numeric_limits<A>::lowest();
-  }
-}
-
 // A row of outputs at a time, one window tap at a time across the row: the
 // inner loop is branch-free (random data makes a compare-and-branch
 // unpredictable) and runs along memory. Per output, taps are visited in
@@ -199,7 +178,8 @@ void max_pool_planes(const Pool& p, const T* in, T* out, int64_t* ind) {
     for (int64_t oh = 0; oh < p.OH; ++oh) {
       T* y = out + (plane * p.OH + oh) * p.OW;
       int64_t* yi = ind + (plane * p.OH + oh) * p.OW;
-      std::fill(best, best + p.OW, empty_window_value<acc_t>());
+      // A window with no element: -inf, or the lowest integer.
+      std::fill(best, best + p.OW, lowest_value<acc_t>());
       std::fill(yi, yi + p.OW, int64_t{-1});
       const int64_t h0 = oh * p.sH - p.pH;
       int64_t kh0, kh1;

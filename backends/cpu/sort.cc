@@ -18,16 +18,6 @@
 namespace ember::cpu {
 namespace {
 
-template <typename T>
-bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return std::isnan(v);
-  } else {
-    (void)v;
-    return false;
-  }
-}
-
 // Strict weak orders with NaN above every number (NaNs equal each other).
 template <typename K>
 bool nan_last_less(K a, K b) {

@@ -5,49 +5,41 @@
 // functional backward and copies (Note [out= overloads that copy] in
 // out_utils.h).
 #include "aten/Functions.h"
-#include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/out_utils.h"
 #include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
 
-at::Tensor& write_castable(at::Tensor& grad_input, const at::Tensor& result, const char* op) {
-  check_out_defined(grad_input, op, "grad_input");
-  TORCH_CHECK(can_cast(result.scalar_type(), grad_input.scalar_type()), op,
-              ": result type ", result.scalar_type(), " can't be cast to the desired output "
-              "type ", grad_input.scalar_type(), ". Pass a grad_input of dtype ",
-              result.scalar_type(), ", or convert the inputs first.");
-  return copy_to_out(grad_input, result, op, "grad_input");
-}
-
 at::Tensor& threshold_backward_grad_input(const at::Tensor& grad_output, const at::Tensor& self,
                                           const c10::Scalar& threshold,
                                           at::Tensor& grad_input) {
   return write_castable(grad_input, at::threshold_backward(grad_output, self, threshold),
-                        "threshold_backward");
+                        "threshold_backward", "grad_input");
 }
 
 at::Tensor& sigmoid_backward_grad_input(const at::Tensor& grad_output,
                                         const at::Tensor& output, at::Tensor& grad_input) {
   return write_castable(grad_input, at::sigmoid_backward(grad_output, output),
-                        "sigmoid_backward");
+                        "sigmoid_backward", "grad_input");
 }
 
 at::Tensor& tanh_backward_grad_input(const at::Tensor& grad_output, const at::Tensor& output,
                                      at::Tensor& grad_input) {
-  return write_castable(grad_input, at::tanh_backward(grad_output, output), "tanh_backward");
+  return write_castable(grad_input, at::tanh_backward(grad_output, output),
+                        "tanh_backward", "grad_input");
 }
 
 at::Tensor& gelu_backward_grad_input(const at::Tensor& grad_output, const at::Tensor& self,
                                      c10::string_view approximate, at::Tensor& grad_input) {
   return write_castable(grad_input, at::gelu_backward(grad_output, self, approximate),
-                        "gelu_backward");
+                        "gelu_backward", "grad_input");
 }
 
 at::Tensor& silu_backward_grad_input(const at::Tensor& grad_output, const at::Tensor& self,
                                      at::Tensor& grad_input) {
-  return write_castable(grad_input, at::silu_backward(grad_output, self), "silu_backward");
+  return write_castable(grad_input, at::silu_backward(grad_output, self),
+                        "silu_backward", "grad_input");
 }
 
 at::Tensor& elu_backward_grad_input(const at::Tensor& grad_output, const c10::Scalar& alpha,
@@ -57,14 +49,14 @@ at::Tensor& elu_backward_grad_input(const at::Tensor& grad_output, const c10::Sc
   return write_castable(grad_input,
                         at::elu_backward(grad_output, alpha, scale, input_scale, is_result,
                                          self_or_result),
-                        "elu_backward");
+                        "elu_backward", "grad_input");
 }
 
 at::Tensor& softplus_backward_grad_input(const at::Tensor& grad_output, const at::Tensor& self,
                                          const c10::Scalar& beta, const c10::Scalar& threshold,
                                          at::Tensor& grad_input) {
   return write_castable(grad_input, at::softplus_backward(grad_output, self, beta, threshold),
-                        "softplus_backward");
+                        "softplus_backward", "grad_input");
 }
 
 at::Tensor& leaky_relu_backward_grad_input(const at::Tensor& grad_output,
@@ -73,14 +65,14 @@ at::Tensor& leaky_relu_backward_grad_input(const at::Tensor& grad_output,
                                            bool self_is_result, at::Tensor& grad_input) {
   return write_castable(
       grad_input, at::leaky_relu_backward(grad_output, self, negative_slope, self_is_result),
-      "leaky_relu_backward");
+      "leaky_relu_backward", "grad_input");
 }
 
 at::Tensor& hardtanh_backward_grad_input(const at::Tensor& grad_output, const at::Tensor& self,
                                          const c10::Scalar& min_val,
                                          const c10::Scalar& max_val, at::Tensor& grad_input) {
   return write_castable(grad_input, at::hardtanh_backward(grad_output, self, min_val, max_val),
-                        "hardtanh_backward");
+                        "hardtanh_backward", "grad_input");
 }
 
 }  // namespace

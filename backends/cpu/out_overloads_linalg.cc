@@ -8,59 +8,46 @@
 #include <optional>
 
 #include "aten/Functions.h"
-#include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/out_utils.h"
 #include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
 
-at::Tensor& write_exact(at::Tensor& out, const at::Tensor& result, const char* op) {
-  check_out_exact_dtype(out, result.scalar_type(), op, "out");
-  return copy_to_out(out, result, op, "out");
-}
-
 at::Tensor& bmm_out(const at::Tensor& self, const at::Tensor& mat2, at::Tensor& out) {
-  return write_exact(out, at::bmm(self, mat2), "bmm");
+  return write_exact(out, at::bmm(self, mat2), "bmm", "out");
 }
 
 at::Tensor& addmm_out(const at::Tensor& self, const at::Tensor& mat1, const at::Tensor& mat2,
                       const c10::Scalar& beta, const c10::Scalar& alpha, at::Tensor& out) {
-  return write_exact(out, at::addmm(self, mat1, mat2, beta, alpha), "addmm");
+  return write_exact(out, at::addmm(self, mat1, mat2, beta, alpha), "addmm", "out");
 }
 
 at::Tensor& baddbmm_out(const at::Tensor& self, const at::Tensor& batch1,
                         const at::Tensor& batch2, const c10::Scalar& beta,
                         const c10::Scalar& alpha, at::Tensor& out) {
-  return write_exact(out, at::baddbmm(self, batch1, batch2, beta, alpha), "baddbmm");
+  return write_exact(out, at::baddbmm(self, batch1, batch2, beta, alpha), "baddbmm", "out");
 }
 
 at::Tensor& mv_out(const at::Tensor& self, const at::Tensor& vec, at::Tensor& out) {
-  return write_exact(out, at::mv(self, vec), "mv");
+  return write_exact(out, at::mv(self, vec), "mv", "out");
 }
 
 at::Tensor& dot_out(const at::Tensor& self, const at::Tensor& tensor, at::Tensor& out) {
-  return write_exact(out, at::dot(self, tensor), "dot");
+  return write_exact(out, at::dot(self, tensor), "dot", "out");
 }
 
 at::Tensor& matmul_out(const at::Tensor& self, const at::Tensor& other, at::Tensor& out) {
-  return write_exact(out, at::matmul(self, other), "matmul");
+  return write_exact(out, at::matmul(self, other), "matmul", "out");
 }
 
 at::Tensor& linear_out(const at::Tensor& input, const at::Tensor& weight,
                        const std::optional<at::Tensor>& bias, at::Tensor& out) {
-  return write_exact(out, at::linear(input, weight, bias), "linear");
+  return write_exact(out, at::linear(input, weight, bias), "linear", "out");
 }
 
 at::Tensor& outer_out(const at::Tensor& self, const at::Tensor& vec2, at::Tensor& out) {
-  const char* op = "outer";
-  const at::Tensor result = at::outer(self, vec2);
-  check_out_defined(out, op, "out");
-  TORCH_CHECK(can_cast(result.scalar_type(), out.scalar_type()), op, ": result type ",
-              result.scalar_type(), " can't be cast to the desired output type ",
-              out.scalar_type(), ". Pass an out of dtype ", result.scalar_type(),
-              ", or convert the inputs first.");
-  return copy_to_out(out, result, op, "out");
+  return write_castable(out, at::outer(self, vec2), "outer", "out");
 }
 
 }  // namespace

@@ -13,13 +13,6 @@
 namespace ember::cpu {
 namespace {
 
-// One result into one out tensor of its dtype.
-at::Tensor& write_exact(at::Tensor& out, const at::Tensor& result, const char* op,
-                        const char* name) {
-  check_out_exact_dtype(out, result.scalar_type(), op, name);
-  return copy_to_out(out, result, op, name);
-}
-
 // Two results into two out tensors of their dtypes; both are checked before
 // either is written.
 std::tuple<at::Tensor&, at::Tensor&> write_exact2(

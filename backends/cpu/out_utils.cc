@@ -4,6 +4,7 @@
 
 #include <cstddef>
 
+#include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
 
@@ -29,6 +30,22 @@ at::Tensor& copy_to_out(at::Tensor& out, const at::Tensor& result, const char* o
   resize_output(out, result.sizes(), op);
   copy_into(out, result);
   return out;
+}
+
+at::Tensor& write_exact(at::Tensor& out, const at::Tensor& result, const char* op,
+                        const char* name) {
+  check_out_exact_dtype(out, result.scalar_type(), op, name);
+  return copy_to_out(out, result, op, name);
+}
+
+at::Tensor& write_castable(at::Tensor& out, const at::Tensor& result, const char* op,
+                           const char* name) {
+  check_out_defined(out, op, name);
+  TORCH_CHECK(can_cast(result.scalar_type(), out.scalar_type()), op, ": result type ",
+              result.scalar_type(), " can't be cast to the desired output type ",
+              out.scalar_type(), ". Pass a `", name, "` of dtype ", result.scalar_type(),
+              ", or convert the inputs first.");
+  return copy_to_out(out, result, op, name);
 }
 
 void check_mask_all_true(const std::vector<bool>& output_mask, const char* op) {

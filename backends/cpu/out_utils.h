@@ -56,6 +56,16 @@ void check_out_exact_dtype(const at::Tensor& out, c10::ScalarType dtype, const c
 at::Tensor& copy_to_out(at::Tensor& out, const at::Tensor& result, const char* op,
                         const char* name);
 
+// One result into an out tensor of exactly its dtype (structured and
+// hand-written kernels): check_out_exact_dtype, then copy_to_out.
+at::Tensor& write_exact(at::Tensor& out, const at::Tensor& result, const char* op,
+                        const char* name);
+
+// One result into an out tensor of any dtype it can be cast to
+// (TensorIterator-based kernels), then copy_to_out.
+at::Tensor& write_castable(at::Tensor& out, const at::Tensor& result, const char* op,
+                           const char* name);
+
 // Checks that every entry of `output_mask` is true: the out= forms of the
 // masked backward ops write every result (see the Note above).
 void check_mask_all_true(const std::vector<bool>& output_mask, const char* op);

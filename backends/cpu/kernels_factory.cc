@@ -307,19 +307,24 @@ at::Tensor& eye_out(int64_t n, at::Tensor& out) { return eye_m_out(n, n, out); }
 
 // The factories' out= forms, as PyTorch's: `out` keeps its dtype and is
 // resized with resize_ (no warning when it had elements), then filled.
+namespace {
+at::Tensor& filled_out(c10::IntArrayRef size, const c10::Scalar& value, at::Tensor& out,
+                       const char* op) {
+  resize_contiguous(out, size, op);
+  return fill_(out, value);
+}
+}  // namespace
+
 at::Tensor& full_out(c10::IntArrayRef size, const c10::Scalar& fill_value, at::Tensor& out) {
-  resize_contiguous(out, size, "full");
-  return fill_(out, fill_value);
+  return filled_out(size, fill_value, out, "full");
 }
 
 at::Tensor& zeros_out(c10::IntArrayRef size, at::Tensor& out) {
-  resize_contiguous(out, size, "zeros");
-  return fill_(out, 0);
+  return filled_out(size, 0, out, "zeros");
 }
 
 at::Tensor& ones_out(c10::IntArrayRef size, at::Tensor& out) {
-  resize_contiguous(out, size, "ones");
-  return fill_(out, 1);
+  return filled_out(size, 1, out, "ones");
 }
 
 // empty.out: only resizes. PyTorch refuses a memory format here, the out

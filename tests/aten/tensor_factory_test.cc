@@ -76,11 +76,12 @@ TEST(AtTensor, ConvertsAsCopyDoes) {
 
 TEST(TorchTensor, ValuesTheDtypeCannotHoldAreRefused) {
   // torch::tensor converts each value as a c10::Scalar: checked.
-  EXPECT_THAT(errorOf([] { torch::tensor({300}, torch::kUInt8); }), HasSubstr("300"));
+  const std::string refused = "value 300 cannot be converted to type";
+  EXPECT_THAT(errorOf([] { torch::tensor({300}, torch::kUInt8); }), HasSubstr(refused));
   // Whatever spells the value: a scalar or a vector too.
-  EXPECT_THAT(errorOf([] { torch::tensor(300, torch::kUInt8); }), HasSubstr("300"));
+  EXPECT_THAT(errorOf([] { torch::tensor(300, torch::kUInt8); }), HasSubstr(refused));
   EXPECT_THAT(errorOf([] { torch::tensor(std::vector<int>{1, 300}, torch::kUInt8); }),
-              HasSubstr("300"));
+              HasSubstr(refused));
 }
 
 // ---- torch::tensor: dtype inference ---------------------------------------------------

@@ -9,7 +9,7 @@ namespace {
 // The state is plain data, zero-initialised, so no TLS wrapper or guard
 // variable is needed. The core's thread_locals keep the default (dynamic)
 // TLS model, accessed through TLS descriptors (-mtls-dialect=gnu2, set for
-// every core library in tools/bazel/defs.bzl): since the core is loaded at
+// every core library in bazel/defs.bzl): since the core is loaded at
 // program start, a descriptor resolves to a constant offset and an access
 // costs a call to a two-instruction resolver. The initial-exec model would
 // save that call, but GNU ld 2.40 (Debian 12) emits wrong TPOFF64

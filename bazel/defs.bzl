@@ -52,13 +52,13 @@ def ember_core_library(
         copts = ["-mtls-dialect=gnu2"],
         deps = [_impl_label(d) for d in deps] + external_deps,
         alwayslink = True,
-        visibility = ["//:core_packages"],
+        visibility = ["//bazel:core_packages"],
         **kwargs
     )
     native.cc_library(
         name = name,
         hdrs = hdrs,
-        deps = deps + external_deps + ["//:ember_core_import"],
+        deps = deps + external_deps + ["//core:ember_core_import"],
         visibility = visibility,
         **kwargs
     )

@@ -225,7 +225,7 @@ PluginDescriptor read_plugin_descriptor(const std::string& path) {
                ".ember_plugin descriptor");
   const char* kUseMacro =
       ". Build it with EMBER_PLUGIN(name) (from "
-      "registration/plugin_descriptor.h) in one of its source files.";
+      "sdk/plugin.h) in one of its source files.";
   TORCH_CHECK(eh.e_shoff != 0, not_plugin,
               " (it has no section headers; strip plugins with `strip`, "
               "which keeps them)",
@@ -367,12 +367,13 @@ void check_compatible(const std::string& path, const PluginDescriptor& d) {
               " (\"", d.name, "\") was built for Ember ABI version ",
               d.abi_version, ", but this Ember has ABI version ",
               EMBER_ABI_VERSION, ". Rebuild the plugin against this Ember.");
-  TORCH_CHECK(std::strcmp(d.fingerprint, EMBER_BUILD_FINGERPRINT) == 0,
-              "load_library: plugin ", path, " (\"", d.name, "\") was built ",
-              "against core build fingerprint \"", d.fingerprint,
-              "\", but this core's fingerprint is \"", EMBER_BUILD_FINGERPRINT,
-              "\" (the core's headers differ). Rebuild the plugin against this "
-              "Ember.");
+  const std::string core_fingerprint = core_build_fingerprint();
+  TORCH_CHECK(core_fingerprint == d.fingerprint, "load_library: plugin ", path,
+              " (\"", d.name, "\") was built against core build fingerprint \"",
+              d.fingerprint, "\", but this core's fingerprint is \"",
+              core_fingerprint, "\" (the SDK headers it was compiled against "
+              "differ: a class layout, the dispatch keys or inline code "
+              "changed). Rebuild the plugin against this Ember.");
   std::lock_guard<std::mutex> lock(state().info_mutex);
   for (const PluginInfo& p : state().plugins) {
     TORCH_CHECK(p.name != d.name, "load_library: plugin ", path, " is named \"",
@@ -455,7 +456,8 @@ std::vector<PluginInfo> loaded_plugins() {
   return state().plugins;
 }
 
-std::string core_build_fingerprint() { return EMBER_BUILD_FINGERPRINT; }
+// core_build_fingerprint is defined at the top of the core, in
+// core/abi_fingerprint.cc: it hashes every layer's headers.
 
 std::vector<std::string> plugin_search_path(DeviceType type) {
   std::vector<std::string> dirs;

@@ -16,7 +16,7 @@
 // against the process's libember_core.so when it is loaded, so it registers
 // into the one Dispatcher (DESIGN.md, "One process, one core"). Before any of
 // its code runs, the loader checks the file and the descriptor written by
-// EMBER_PLUGIN (registration/plugin_descriptor.h); every failure throws
+// EMBER_PLUGIN (sdk/plugin.h); every failure throws
 // c10::Error naming the file, the reason, and what to do.
 //
 // Environment:
@@ -67,8 +67,10 @@ std::vector<PluginInfo> loaded_plugins();
 
 // c10::core_build_fingerprint
 //
-// The EMBER_BUILD_FINGERPRINT the core was built with; a plugin must carry
-// the same one.
+// The ABI fingerprint of the SDK headers the core was built from; a plugin
+// must carry the same one (See Note [ABI fingerprint] in
+// bazel/abi_fingerprint.py). Defined in core/abi_fingerprint.cc, the top of
+// the core, since it covers every layer's headers.
 std::string core_build_fingerprint();
 
 // c10::plugin_search_path

@@ -15,7 +15,7 @@
 #include "backends/cpu/pointwise_loops.h"
 #include "c10/util/Exception.h"
 #include "registration/library.h"
-#include "registration/plugin_descriptor.h"
+#include "sdk/plugin.h"
 
 // The CPU plugin's descriptor (See Note [Plugin descriptor]); once per .so.
 EMBER_PLUGIN(cpu)

@@ -2,7 +2,7 @@
 // "onecore" by the test, registered with the same macros a user writes.
 #include <torch/library.h>
 
-#include "registration/plugin_descriptor.h"
+#include "sdk/plugin.h"
 
 EMBER_PLUGIN(onecore)
 

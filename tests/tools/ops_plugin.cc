@@ -1,7 +1,7 @@
 // A plugin with one op and a CPU kernel, for the ops inspector's test.
 #include <torch/library.h>
 
-#include "registration/plugin_descriptor.h"
+#include "sdk/plugin.h"
 
 EMBER_PLUGIN(opstool)
 

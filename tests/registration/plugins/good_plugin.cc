@@ -5,7 +5,7 @@
 // the warning handler it installed in the host. Also compiled with -c into
 // relocatable_object.o, an ELF file that is not a shared object.
 #include "c10/util/Exception.h"
-#include "registration/plugin_descriptor.h"
+#include "sdk/plugin.h"
 
 EMBER_PLUGIN(testgood)
 

@@ -5,7 +5,7 @@
 #include <exception>
 
 #include "c10/util/Exception.h"
-#include "registration/plugin_descriptor.h"
+#include "sdk/plugin.h"
 #include "registration/plugin_loader.h"
 
 EMBER_PLUGIN(testregerror)

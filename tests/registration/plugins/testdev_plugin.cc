@@ -5,7 +5,7 @@
 // registrations dispatch might, to prove that this does not loop.
 #include "c10/core/DeviceType.h"
 #include "c10/util/Exception.h"
-#include "registration/plugin_descriptor.h"
+#include "sdk/plugin.h"
 #include "registration/plugin_loader.h"
 
 EMBER_PLUGIN(testdev)

@@ -1,7 +1,7 @@
 // tests/registration/plugins/unresolved_symbol_plugin.cc — a plugin that
 // calls a function nobody defines. It links (shared objects may have
 // undefined symbols unless built with -z defs) but dlopen(RTLD_NOW) fails.
-#include "registration/plugin_descriptor.h"
+#include "sdk/plugin.h"
 
 EMBER_PLUGIN(unresolved)
 

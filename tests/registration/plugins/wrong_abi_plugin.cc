@@ -2,7 +2,7 @@
 // ABI version 999: the descriptor is written by hand, as EMBER_PLUGIN would
 // write it for another version of Ember.
 #include "c10/util/Exception.h"
-#include "registration/plugin_descriptor.h"
+#include "sdk/plugin.h"
 
 extern "C"
     __attribute__((section(".ember_plugin"), used, visibility("default")))

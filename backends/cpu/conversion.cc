@@ -8,6 +8,7 @@
 #include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/pointwise.h"
 #include "c10/util/Exception.h"
 #include "registration/library.h"
 

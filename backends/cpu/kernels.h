@@ -57,19 +57,9 @@ at::Tensor& div_out(const at::Tensor& self, const at::Tensor& other,
                     at::Tensor& out);                             // div.out
 at::Tensor& div_(at::Tensor& self, const at::Tensor& other);      // div_.Tensor
 
-// ---- unary (kernels_pointwise.cc) ------------------------------------------
-at::Tensor neg(const at::Tensor& self);   // neg; not for Bool
-at::Tensor abs(const at::Tensor& self);   // abs
-at::Tensor relu(const at::Tensor& self);  // relu; not for Bool
-// Integral and bool inputs give Float; Half and BFloat16 compute in float.
-at::Tensor exp(const at::Tensor& self);   // exp
-at::Tensor log(const at::Tensor& self);   // log
-at::Tensor sqrt(const at::Tensor& self);  // sqrt
-
-// ---- comparisons (kernels_pointwise.cc): Bool results ----------------------
-at::Tensor eq(const at::Tensor& self, const at::Tensor& other);  // eq.Tensor
-at::Tensor lt(const at::Tensor& self, const at::Tensor& other);  // lt.Tensor
-at::Tensor gt(const at::Tensor& self, const at::Tensor& other);  // gt.Tensor
+// relu; not for Bool. The other unary ops and the comparisons are declared
+// in pointwise.h.
+at::Tensor relu(const at::Tensor& self);
 
 // ---- fill and copy (kernels_copy.cc) ---------------------------------------
 // Every element of self becomes `value` (checked conversion: a value the

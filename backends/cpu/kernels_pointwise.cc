@@ -15,10 +15,6 @@
 #include "backends/cpu/pointwise_loops.h"
 #include "c10/util/Exception.h"
 #include "registration/library.h"
-#include "sdk/plugin.h"
-
-// The CPU plugin's descriptor (See Note [Plugin descriptor]); once per .so.
-EMBER_PLUGIN(cpu)
 
 namespace ember::cpu {
 namespace {

@@ -13,6 +13,7 @@
 
 #include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/kernels.h"
+#include "backends/cpu/pointwise.h"
 #include "c10/core/ScalarType.h"
 #include "c10/core/TensorImpl.h"
 #include "c10/util/Exception.h"

@@ -128,7 +128,8 @@ TEST(CpuOps, MmInFloat64KeepsDoublePrecision) {
   EXPECT_EQ(c.scalar_type(), at::kDouble);
   for (int64_t i = 0; i < 2; ++i) {
     for (int64_t j = 0; j < 2; ++j) {
-      EXPECT_EQ(c.select(0, i).select(0, j).item<double>(), 6.0 + 6.0 * tiny) << i << ", " << j;
+      const double got = c.select(0, i).select(0, j).item<double>();
+      EXPECT_EQ(got - 6.0, 6.0 * tiny) << "at " << i << ", " << j;
     }
   }
 }

@@ -1,5 +1,6 @@
 #include "backends/cpu/eltwise_onednn.h"
 
+#include <atomic>
 #include <cstring>
 #include <tuple>
 #include <unordered_map>
@@ -49,6 +50,11 @@ struct KeyHash {
   }
 };
 
+// Primitive runs, for onednn_eltwise_runs(). Relaxed: a tally that publishes
+// no other data; a reader orders itself against the runs it counts (a test
+// reads it on the thread that ran the ops).
+std::atomic<int64_t> g_runs{0};
+
 bool usable_output(const at::Tensor& out, const at::Tensor& self) {
   if (!out.defined() || out.is_same(self)) return true;
   if (out.scalar_type() != c10::kFloat || !out.is_contiguous() || out.sizes() != self.sizes() ||
@@ -89,7 +95,10 @@ at::Tensor onednn_unary(dnnl::algorithm alg, float alpha, float beta, const at::
   ember::cpu::num_threads();  // oneDNN uses this thread's OpenMP setting
   it->second.execute(stream, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
   stream.wait();
+  g_runs.fetch_add(1, std::memory_order_relaxed);
   return result;
 }
+
+int64_t onednn_eltwise_runs() { return g_runs.load(std::memory_order_relaxed); }
 
 }  // namespace ember::cpu

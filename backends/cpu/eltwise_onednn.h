@@ -24,4 +24,12 @@ at::Tensor onednn_unary(dnnl::algorithm alg, float alpha, float beta, const at::
 
 constexpr int64_t kEltwiseMinNumel = 16384;
 
+// ember::cpu::onednn_eltwise_runs
+//
+// How many times onednn_unary has run a oneDNN primitive in this process, on
+// any thread. A probe for tests that check which inputs take oneDNN and which
+// the loops (tests/backends/cpu/eltwise_onednn_test.cc); it costs one relaxed
+// increment per primitive run, which is microseconds of work.
+int64_t onednn_eltwise_runs();
+
 }  // namespace ember::cpu

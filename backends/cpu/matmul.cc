@@ -2,6 +2,9 @@
 // float16/bfloat16, converted to float32 and back), plain loops for float64
 // and the integer dtypes. Inputs are wrapped in place (oneDNN reads any row- or
 // column-major strides), never copied, and primitives are cached per shape.
+#include "backends/cpu/matmul.h"
+
+#include <atomic>
 #include <cstring>
 #include <unordered_map>
 
@@ -17,6 +20,14 @@ namespace at {
 namespace native {
 namespace cpu {
 namespace {
+
+// Products per MatmulPath, for matmul_runs(). Relaxed: tallies that publish
+// no other data; a test reads them on the thread that ran the products.
+std::atomic<int64_t> g_runs[3];
+
+void count_run(ember::cpu::MatmulPath path) {
+  g_runs[static_cast<int>(path)].fetch_add(1, std::memory_order_relaxed);
+}
 
 // ---------------------------------------------------------------- checks
 
@@ -114,6 +125,7 @@ bool try_sgemm(const Tensor& a, const Tensor& w, const Tensor* bias, float alpha
   TORCH_CHECK(status == dnnl_success, "mm: oneDNN's sgemm failed with status ",
               static_cast<int>(status), " for a ", M, "x", K, " by ", K, "x", N,
               " product. This is a bug in Ember or oneDNN; please report it.");
+  count_run(ember::cpu::MatmulPath::kOneDnnSgemm);
   return true;
 }
 
@@ -178,6 +190,7 @@ void onednn_matmul(const Tensor& a, const Tensor& w, const Tensor* bias,
   ember::cpu::num_threads();  // oneDNN uses this thread's OpenMP setting
   it->second.first.execute(stream, args);
   stream.wait();
+  count_run(ember::cpu::MatmulPath::kOneDnnMatmul);
 }
 
 // ---------------------------------------------------------------- plain
@@ -258,6 +271,7 @@ void matmul_into(const Tensor& a_in, const Tensor& w_in, const Tensor* bias,
       plain_matmul<scalar_t>(a, w, alpha, out);
     }
   });
+  count_run(ember::cpu::MatmulPath::kPlainLoop);
   if (bias) out.add_(*bias);
 }
 
@@ -321,6 +335,10 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2,
 }  // namespace cpu
 }  // namespace native
 }  // namespace at
+
+int64_t ember::cpu::matmul_runs(MatmulPath path) {
+  return at::native::cpu::g_runs[static_cast<int>(path)].load(std::memory_order_relaxed);
+}
 
 TORCH_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("mm", TORCH_FN(at::native::cpu::mm));

@@ -53,7 +53,12 @@ TEST(CpuOps, FullInfersItsDtypeFromTheValue) {
   EXPECT_EQ(at::full({1}, 2.5).scalar_type(), at::kFloat);
   EXPECT_EQ(at::full({1}, true).scalar_type(), at::kBool);
   EXPECT_EQ(at::full({1}, 7).item<int64_t>(), 7);
-  EXPECT_THAT(errorOf([] { at::empty({2, -1}); }), HasSubstr("-1"));
+}
+
+TEST(CpuOps, FactoriesRefuseNegativeSizes) {
+  EXPECT_EQ(errorOf([] { at::empty({2, -1}); }),
+            "empty: sizes must be non-negative, but got [2, -1] (size -1 at dimension 1). "
+            "Pass sizes >= 0.");
 }
 
 TEST(CpuOps, ArithmeticBroadcastsAndPromotes) {
@@ -113,12 +118,20 @@ TEST(CpuOps, MmMatchesTheReferenceOnContiguousAndTransposedInputs) {
   EXPECT_EQ(values(a.mm(bt)), ref_mm(a, bt));
 }
 
-TEST(CpuOps, MmInFloat64UsesThePlainLoop) {
-  at::Tensor a = at::full({2, 3}, 0.5, at::kDouble);
+// Which implementation runs is tests/backends/cpu/matmul_paths_test.cc's to
+// check; here, that float64 products are not rounded through float32.
+TEST(CpuOps, MmInFloat64KeepsDoublePrecision) {
+  const double tiny = std::ldexp(1.0, -40);  // lost when 1 + tiny is rounded to float
+  at::Tensor a = at::full({2, 3}, 1.0 + tiny, at::kDouble);
   at::Tensor b = at::full({3, 2}, 2.0, at::kDouble);
   at::Tensor c = at::mm(a, b);
   EXPECT_EQ(c.scalar_type(), at::kDouble);
-  EXPECT_EQ(c.select(0, 1).select(0, 0).item<double>(), 3.0);
+  for (int64_t i = 0; i < 2; ++i) {
+    for (int64_t j = 0; j < 2; ++j) {
+      const double got = c.select(0, i).select(0, j).item<double>();
+      EXPECT_EQ(got - 6.0, 6.0 * tiny) << "at " << i << ", " << j;
+    }
+  }
 }
 
 TEST(CpuOps, MatmulLinearAndAddmmFollowPyTorchShapes) {
@@ -134,14 +147,30 @@ TEST(CpuOps, MatmulLinearAndAddmmFollowPyTorchShapes) {
     for (size_t i = 0; i < e.size(); ++i) e[i] = 2 * e[i] + 100.0f + static_cast<float>(i % 4);
     return e;
   }());
-  // Batched matmul broadcasts batch dimensions.
+  // Batched matmul broadcasts batch dimensions: out[i][j] = batch[i][0] @ m[j].
   at::Tensor batch = iota({2, 1, 2, 3});
   at::Tensor m = iota({3, 3, 2});
-  EXPECT_THAT(at::matmul(batch, m).sizes().vec(), ElementsAre(2, 3, 2, 2));
-  EXPECT_THAT(at::matmul(iota({3}), iota({3, 2})).sizes().vec(), ElementsAre(2));
+  at::Tensor bm = at::matmul(batch, m);
+  ASSERT_THAT(bm.sizes().vec(), ElementsAre(2, 3, 2, 2));
+  for (int64_t i = 0; i < 2; ++i) {
+    for (int64_t j = 0; j < 3; ++j) {
+      EXPECT_EQ(values(bm.select(0, i).select(0, j)),
+                ref_mm(batch.select(0, i).select(0, 0), m.select(0, j)))
+          << i << ", " << j;
+    }
+  }
+  // A 1-d operand is a row (first) or a column (second), then dropped.
+  EXPECT_THAT(values(at::matmul(iota({3}), iota({3, 2}))), ElementsAre(10, 13));
+  EXPECT_THAT(values(at::matmul(iota({2, 3}), iota({3}))), ElementsAre(5, 14));
+  EXPECT_THAT(values(at::matmul(iota({2, 2, 3}), iota({3}))), ElementsAre(5, 14, 23, 32));
   EXPECT_EQ(at::matmul(iota({3}), iota({3})).item<float>(), 0 + 1 + 4.0f);
-  at::Tensor three_d = at::linear(iota({2, 2, 3}), w);
-  EXPECT_THAT(three_d.sizes().vec(), ElementsAre(2, 2, 4));
+  // linear over a 3-d input applies to each row of the last dimension.
+  at::Tensor x3 = iota({2, 2, 3});
+  at::Tensor three_d = at::linear(x3, w);
+  ASSERT_THAT(three_d.sizes().vec(), ElementsAre(2, 2, 4));
+  for (int64_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(values(three_d.select(0, i)), ref_mm(x3.select(0, i), w.t())) << i;
+  }
 }
 
 TEST(CpuOps, MatmulErrorsNameTheShapes) {

@@ -206,10 +206,10 @@ TEST(DeviceRuntimeRegistry, ConcurrentLookupsWhileRegisteringAndUnregistering) {
       }
     });
   }
-  // At least 2000 rounds, and on until a reader has seen the runtime.
-  for (int i = 0; i < 2000 || (seen.load() == 0 && i < 2000000); ++i) {
+  // At least 5000 rounds, and on until a reader has seen the runtime. (No
+  // yield: with more threads than cores it would wait out a time slice.)
+  for (int i = 0; i < 5000 || (seen.load() == 0 && i < 5000000); ++i) {
     auto handle = registerDeviceGuardImpl(c10::kPrivateUse1, &runtime, "loop");
-    std::this_thread::yield();
   }
   stop = true;
   for (std::thread& t : readers) t.join();

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -183,11 +184,34 @@ TEST(CpuGuardImpl, RefusesOtherDevices) {
                         "got cuda:0"));
 }
 
-// Readers look the runtime up and call it while another thread registers
-// and unregisters it; under TSan this checks the registry's memory order
-// (a reader that sees the pointer sees the constructed object).
+// A runtime whose device count is set in its constructor, so that a reader
+// that calls it reads memory the registering thread wrote just before
+// registering.
+struct FreshRuntime final : c10::impl::DeviceGuardImplInterface {
+  explicit FreshRuntime(c10::DeviceIndex count) : count_(count) {}
+  c10::DeviceType type() const override { return c10::kPrivateUse1; }
+  c10::Device exchangeDevice(c10::Device d) const override { return d; }
+  c10::Device getDevice() const override { return {c10::kPrivateUse1, 0}; }
+  void setDevice(c10::Device) const override {}
+  void uncheckedSetDevice(c10::Device) const noexcept override {}
+  c10::Stream getStream(c10::Device d) const noexcept override {
+    return c10::Stream(c10::Stream::DEFAULT, d);
+  }
+  c10::Stream exchangeStream(c10::Stream s) const noexcept override { return s; }
+  c10::DeviceIndex deviceCount() const noexcept override { return count_; }
+  c10::DeviceIndex count_;
+};
+
+// Readers look the runtime up and call it while another thread constructs a
+// new runtime, registers it and unregisters it, over and over. Under TSan
+// this checks the registry's memory order: a reader that sees a pointer must
+// also see the object constructed before it was registered (with relaxed
+// loads and stores TSan reports the reads of the vtable and of count_).
+// Runtimes stay alive until the readers have stopped, as the contract asks.
 TEST(DeviceRuntimeRegistry, ConcurrentLookupsWhileRegisteringAndUnregistering) {
-  FakeDeviceRuntime runtime;
+  constexpr int kMaxRounds = 200000;
+  std::vector<std::unique_ptr<FreshRuntime>> runtimes;
+  runtimes.reserve(kMaxRounds);
   std::atomic<bool> stop{false};
   std::atomic<int64_t> seen{0};
   std::vector<std::thread> readers;
@@ -197,7 +221,8 @@ TEST(DeviceRuntimeRegistry, ConcurrentLookupsWhileRegisteringAndUnregistering) {
         if (hasDeviceGuardImpl(c10::kPrivateUse1)) {
           try {
             const auto* impl = getDeviceGuardImpl(c10::kPrivateUse1);
-            if (impl->deviceCount() == FakeDeviceRuntime::kDevices) ++seen;
+            EXPECT_EQ(impl->deviceCount(), 2);
+            ++seen;
           } catch (const c10::Error&) {
             // Unregistered between the two loads: the missing-runtime error.
           }
@@ -206,10 +231,12 @@ TEST(DeviceRuntimeRegistry, ConcurrentLookupsWhileRegisteringAndUnregistering) {
       }
     });
   }
-  // At least 5000 rounds, and on until a reader has seen the runtime. (No
+  // At least 2000 rounds, and on until readers have seen runtimes. (No
   // yield: with more threads than cores it would wait out a time slice.)
-  for (int i = 0; i < 5000 || (seen.load() == 0 && i < 5000000); ++i) {
-    auto handle = registerDeviceGuardImpl(c10::kPrivateUse1, &runtime, "loop");
+  for (int i = 0; i < kMaxRounds && (i < 2000 || seen.load() < 100); ++i) {
+    runtimes.push_back(std::make_unique<FreshRuntime>(2));
+    auto handle = registerDeviceGuardImpl(c10::kPrivateUse1,
+                                          runtimes.back().get(), "loop");
   }
   stop = true;
   for (std::thread& t : readers) t.join();

@@ -53,6 +53,7 @@ void DefaultGeneratorRegistration::reset() noexcept {
   DefaultGeneratorFn fn = release();
   if (fn == nullptr) return;
   const auto slot = static_cast<uint8_t>(type_);
+  if (slot >= c10::kNumDeviceTypes) return;
   Writers& w = writers();
   std::lock_guard<std::mutex> lock(w.mutex);
   if (g_generators[slot].load(std::memory_order_relaxed) != fn) return;

@@ -50,6 +50,8 @@ namespace detail {
 class DefaultGeneratorRegistration final {
  public:
   DefaultGeneratorRegistration() = default;
+  // Adopts the registration of `fn` for `type` (e.g. one given up with
+  // release()); it is undone when this handle dies.
   DefaultGeneratorRegistration(c10::DeviceType type,
                                DefaultGeneratorFn fn) noexcept
       : type_(type), fn_(fn) {}

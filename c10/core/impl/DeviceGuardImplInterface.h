@@ -249,6 +249,8 @@ inline bool hasDeviceGuardImpl(DeviceType type) noexcept {
 class DeviceGuardImplRegistration final {
  public:
   DeviceGuardImplRegistration() = default;
+  // Adopts the registration of `impl` for `type` (e.g. one given up with
+  // release()); it is undone when this handle dies.
   DeviceGuardImplRegistration(DeviceType type,
                               const DeviceGuardImplInterface* impl) noexcept
       : type_(type), impl_(impl) {}

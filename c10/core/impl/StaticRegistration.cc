@@ -16,9 +16,10 @@ std::atomic<StaticRegistrationErrorReporter> g_reporter{nullptr};
 
 void set_static_registration_error_reporter(
     StaticRegistrationErrorReporter reporter) noexcept {
-  // Release/acquire: the reporter is a function of the core, whose code is
-  // mapped before anything runs, so the order only has to make the pointer
-  // itself visible; acquire/release states that and costs nothing here.
+  // Release pairs with the acquire in report_static_registration_error. The
+  // reporter is a function of the core (no data to publish), so any order
+  // that makes the pointer visible would do; release/acquire costs nothing
+  // on a path taken once per plugin error.
   g_reporter.store(reporter, std::memory_order_release);
 }
 

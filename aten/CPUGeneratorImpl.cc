@@ -7,6 +7,7 @@
 
 #include "aten/PhiloxRNG.h"
 #include "c10/core/CPUAllocator.h"
+#include "c10/core/DefaultGenerators.h"
 #include "c10/core/DispatchKeySet.h"
 #include "c10/core/Storage.h"
 #include "c10/core/StorageImpl.h"
@@ -120,12 +121,32 @@ Generator createCPUGenerator(uint64_t seed_val) {
   return make_generator<CPUGeneratorImpl>(seed_val);
 }
 
+namespace {
+
+const Generator& cpuDefaultGenerator(c10::DeviceIndex /*device_index*/) {
+  return getDefaultCPUGenerator();
+}
+
+// The CPU's entry in the default-generator registry, which is how
+// manual_seed finds it. Never unregistered: ops may draw from the default
+// generator during exit.
+[[maybe_unused]] const bool g_cpu_generator_registered = [] {
+  register_default_generator(c10::DeviceType::CPU, &cpuDefaultGenerator,
+                             "aten/CPUGeneratorImpl.cc")
+      .release();
+  return true;
+}();
+
+}  // namespace
 }  // namespace detail
 
 void manual_seed(uint64_t seed) {
-  const Generator& gen = detail::getDefaultCPUGenerator();
-  std::lock_guard<std::mutex> lock(gen.mutex());
-  gen->set_current_seed(seed);
+  // Each generator under its own lock, one after the other: a seed is not
+  // one atomic step across devices (nor is it in PyTorch).
+  for (const Generator& gen : detail::getAllDefaultGenerators()) {
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen->set_current_seed(seed);
+  }
 }
 
 }  // namespace at

@@ -108,7 +108,12 @@ Generator createCPUGenerator(uint64_t seed_val = c10::default_rng_seed_val);
 
 // at::manual_seed
 //
-// Seeds the default CPU generator (and restarts its stream), under its lock.
+// Seeds every default generator, as PyTorch's torch.manual_seed does: the
+// CPU one and, for each device type whose backend registered its default
+// generators (c10/core/DefaultGenerators.h), the one of every device of
+// that type. Each is seeded (and its stream restarted) under its own lock.
+// Throws c10::Error if a backend registered generators but no device
+// runtime; the CPU generator is seeded before any other.
 void manual_seed(uint64_t seed);
 
 // at::get_generator_or_default<T>

@@ -17,6 +17,7 @@
 #include <mutex>
 #include <thread>
 
+#include "c10/core/impl/StaticRegistration.h"
 #include "c10/util/Exception.h"
 #include "registration/plugin_descriptor.h"
 
@@ -499,6 +500,17 @@ bool report_registration_error(std::exception_ptr error) noexcept {
   if (scope->errors++ == 0) scope->first_error = std::move(error);
   return true;
 }
+
+namespace {
+// c10's registrars (C10_REGISTER_GUARD_IMPL, C10_REGISTER_DEFAULT_GENERATOR)
+// cannot call up into this package; they report through the slot in
+// c10/core/impl/StaticRegistration.h, filled when the core is loaded, before
+// any plugin can be.
+[[maybe_unused]] const bool g_static_registration_reporter_installed = [] {
+  set_static_registration_error_reporter(&report_registration_error);
+  return true;
+}();
+}  // namespace
 
 bool autoload_backend_plugin(DeviceType type) {
   if (!isValidDeviceType(type)) return false;

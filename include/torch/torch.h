@@ -25,7 +25,7 @@ constexpr auto kFloat16 = at::kHalf;
 constexpr auto kFloat32 = at::kFloat;
 constexpr auto kFloat64 = at::kDouble;
 
-// torch::manual_seed — seeds the default CPU generator (at::manual_seed);
-// libtorch also seeds its CUDA generators, which Ember's CPU build has none of.
+// torch::manual_seed — seeds the default generators of the CPU and of every
+// device of every loaded backend (at::manual_seed), as libtorch does.
 inline void manual_seed(uint64_t seed) { at::manual_seed(seed); }
 }  // namespace torch

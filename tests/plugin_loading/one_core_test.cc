@@ -10,6 +10,12 @@
 #include <string>
 
 #include <torch/library.h>
+#include <torch/torch.h>
+
+#include "c10/core/DefaultGenerators.h"
+#include "c10/core/DeviceGuard.h"
+#include "c10/core/impl/DeviceGuardImplInterface.h"
+#include "tests/support/error_of.h"
 
 #include "tests/registration/test_tensors.h"
 
@@ -42,6 +48,52 @@ TEST(OneCore, DispatchLoadsTheBackendPluginAndRunsItsKernel) {
   bool listed = false;
   for (const auto& p : c10::loaded_plugins()) listed = listed || p.name == "onecore";
   EXPECT_TRUE(listed);
+}
+
+// Runs after the test above, which loaded the plugin (loading it again is a
+// no-op): its C10_REGISTER_GUARD_IMPL and C10_REGISTER_DEFAULT_GENERATOR
+// made the device usable by device-agnostic code.
+TEST(OneCore, ThePluginRegistersItsDeviceRuntimeAndDefaultGenerators) {
+  c10::register_privateuse1_backend("onecore");
+  torch::load_library(pluginDir() + "/libember_onecore.so");
+  ASSERT_TRUE(c10::impl::hasDeviceGuardImpl(c10::kPrivateUse1));
+  const auto* runtime = c10::impl::getDeviceGuardImpl(c10::kPrivateUse1);
+  EXPECT_EQ(runtime->deviceCount(), 3);
+  {
+    c10::DeviceGuard guard(c10::Device("onecore:2"));
+    EXPECT_EQ(runtime->getDevice(), c10::Device("onecore:2"));
+  }
+  EXPECT_EQ(runtime->getDevice(), c10::Device("onecore:0"));
+
+  torch::manual_seed(31);
+  for (const char* device : {"onecore:0", "onecore:1", "onecore:2", "cpu"}) {
+    const at::Generator& g = at::detail::getDefaultGenerator(c10::Device(device));
+    std::lock_guard<std::mutex> lock(g.mutex());
+    EXPECT_EQ(g.current_seed(), 31u) << device;
+  }
+}
+
+// A plugin whose static registrations fail is unloaded, which undoes the
+// registrations that succeeded: c10's registrars report through the loader.
+TEST(OneCore, ASecondRuntimeForADeviceIsRefusedAndItsPluginUnloaded) {
+  c10::register_privateuse1_backend("onecore");
+  torch::load_library(pluginDir() + "/libember_onecore.so");
+  ASSERT_FALSE(c10::impl::hasDeviceGuardImpl(c10::kCUDA));
+  const std::string error = ember_test::errorOf(
+      [] { torch::load_library(pluginDir() + "/second_runtime_plugin.so"); });
+  EXPECT_THAT(error, HasSubstr("second_runtime_plugin.so failed to register "
+                              "its kernels: registerDeviceGuardImpl: a device "
+                              "runtime for onecore is already registered "
+                              "((anonymous namespace)::OnecoreRuntime, "
+                              "registered at tests/plugin_loading/"
+                              "onecore_plugin.cc:"));
+  EXPECT_THAT(error, HasSubstr("refusing a second one ((anonymous namespace)::"
+                              "OneDeviceRuntime<(c10::DeviceType)2>, "
+                              "registered at tests/plugin_loading/"
+                              "second_runtime_plugin.cc:"));
+  // The CUDA runtime it registered first went away with it.
+  EXPECT_FALSE(c10::impl::hasDeviceGuardImpl(c10::kCUDA));
+  EXPECT_EQ(c10::impl::getDeviceGuardImpl(c10::kPrivateUse1)->deviceCount(), 3);
 }
 
 // A plugin must not define any of the core's functions or data: only weak

@@ -102,6 +102,14 @@ class StreamGuard {
   Stream current_stream_;
 };
 
+// GCC (12, at -O1 with sanitizers) reports reads of a disengaged
+// std::optional's payload as maybe-uninitialized in the accessors below,
+// although each read is behind has_value(); the warning is false.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 // c10::OptionalStreamGuard
 //
 // A StreamGuard that may not be engaged: built empty or from std::nullopt it
@@ -165,5 +173,9 @@ class OptionalStreamGuard {
  private:
   std::optional<StreamGuard> guard_;
 };
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 }  // namespace c10

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <dirent.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <mutex>
@@ -41,12 +43,14 @@ int thread_count() {
 struct Trace {
   std::mutex mutex;
   std::vector<std::thread::id> threads;  // per level, outermost first
+  std::set<long> kernel_ids;             // the kernel's ids of those threads
   int threads_at_innermost = -1;
   int64_t fail_at = -1;                  // the level that throws, if any
 
   void reset() {
     std::lock_guard<std::mutex> lock(mutex);
     threads.clear();
+    kernel_ids.clear();
     threads_at_innermost = -1;
     fail_at = -1;
   }
@@ -71,6 +75,9 @@ struct Reenter : torch::autograd::Function<Reenter> {
     {
       std::lock_guard<std::mutex> lock(trace().mutex);
       trace().threads.push_back(std::this_thread::get_id());
+      // Kernel ids are not handed out again soon, unlike std::thread::id,
+      // so the same id in two chains means the same thread.
+      trace().kernel_ids.insert(static_cast<long>(syscall(SYS_gettid)));
       if (depth == 0) trace().threads_at_innermost = thread_count();
     }
     TORCH_CHECK(depth != trace().fail_at, "reentrant: level ", depth, " failed.");
@@ -155,11 +162,15 @@ TEST(ReentrantBackward, PoolThreadsAreReusedAcrossDeepChains) {
   // earlier test left some idle), not one per level past the limit.
   const int first = trace().threads_at_innermost;
   EXPECT_LE(first - before, 3);
+  const std::set<long> first_threads = trace().kernel_ids;
+  EXPECT_EQ(first_threads.size(), 4u);
   const int after_first = thread_count();
   for (int round = 0; round < 5; ++round) {
     trace().reset();
     EXPECT_DOUBLE_EQ(chain_gradient(200), std::ldexp(1.0, 201));
     EXPECT_EQ(trace().threads_at_innermost, first) << "round " << round;
+    // The same threads again: none was started for this chain.
+    EXPECT_EQ(trace().kernel_ids, first_threads) << "round " << round;
   }
   EXPECT_EQ(thread_count(), after_first);
 }

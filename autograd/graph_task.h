@@ -104,7 +104,7 @@ class DependencyCounts {
 // are written only by the thread that builds the task, before it calls
 // Engine::execute_with_graph_task, and are read-only afterwards; the others
 // are guarded as each says.
-struct GraphTask : std::enable_shared_from_this<GraphTask> {
+struct GraphTask {
   // keep_graph: keep saved tensors for another backward (retain_graph).
   // grad_mode: record the backward pass itself (create_graph).
   // reentrant_depth: how many backward passes enclose this one (0 for a

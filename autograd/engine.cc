@@ -1,16 +1,15 @@
+// autograd/engine.cc — the scheduling of backward passes: which thread runs
+// which Node, when a GraphTask is complete, reentrant calls and their pool.
+// The data it schedules is in graph_task.h and ready_queue.h; anomaly mode's
+// check is in anomaly_mode.cc.
 #include "autograd/engine.h"
 
-#include <algorithm>
-#include <atomic>
-#include <cmath>
 #include <condition_variable>
-#include <cstdint>
+#include <deque>
 #include <exception>
 #include <map>
 #include <mutex>
 #include <thread>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "aten/Functions.h"
@@ -19,172 +18,85 @@
 #include "autograd/engine_tls.h"
 #include "autograd/functions/basic_ops.h"
 #include "autograd/grad_mode.h"
-#include "autograd/input_buffer.h"
+#include "autograd/ready_queue.h"
 
 namespace torch {
 namespace autograd {
 
-// ---- anomaly mode ------------------------------------------------------------------------
+// Note [Threads of a graph task]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The thread that calls execute_with_graph_task runs the task's CPU Nodes
+// itself, draining the task's cpu_ready_queue_ until the task completes,
+// and returns the completed future. This holds for a user's thread calling
+// backward(), and equally for a thread that runs no backward of its own,
+// such as an RPC thread that built a GraphTask from receive functions: it
+// does the work, and any other thread may wait on future_result_ (which
+// exists from the task's construction) meanwhile. The alternative, handing
+// CPU work to an engine thread and returning a pending future at once,
+// costs a hand-off per backward call and leaves the caller's thread idle;
+// a caller that must not block (an RPC thread serving requests) calls
+// execute_with_graph_task from a thread it can spare instead.
+//
+// Nodes whose gradients are on an accelerator go to that device's queue,
+// drained by the device's one thread (device_thread_main); gradients they
+// produce for CPU Nodes come back to the task's cpu_ready_queue_.
+//
+// A backward called from inside a Node (reentrant) runs the new task nested
+// on the same thread, up to Engine::kMaxReentrantDepth calls on one stack,
+// draining the new task's queue while the outer task waits. On a device
+// thread the new task's CPU queue is the device's queue itself, so the
+// thread keeps serving its device (other tasks' Nodes included) while it
+// waits. Past the depth limit the task goes to the reentrant pool (Note
+// [Reentrant pool]) and the calling thread blocks on the future.
 
-namespace {
-std::atomic<bool> g_anomaly{false};
-}  // namespace
+// Note [Reentrant pool]
+// ~~~~~~~~~~~~~~~~~~~~~
+// Threads that run GraphTasks a reentrant call could not nest any deeper. A
+// thread is started when a task arrives and every existing one is busy (up
+// to Engine::kMaxReentrantPoolThreads; a thread whose task is complete
+// counts as free), and is kept for the next task, so
+// the number of threads follows the deepest chains running at once (a chain
+// D deep holds D / kMaxReentrantDepth threads, each waiting for the next),
+// not the number of calls. A pool thread starts each task at depth 0: a
+// chain of any length nests kMaxReentrantDepth calls per stack. When every
+// allowed thread is busy, the caller nests the task on its own stack instead
+// of queueing it: a queued task could wait for a thread that is itself
+// waiting for the caller, and nesting deeper only risks the stack in chains
+// kMaxReentrantPoolThreads * kMaxReentrantDepth deep. A task started on a
+// device thread drains that device's queue, so the pool thread running it
+// must set the same device and stream as device_thread_main does.
 
-bool AnomalyMode::is_enabled() { return g_anomaly.load(std::memory_order_relaxed); }
-void AnomalyMode::set_enabled(bool enabled) {
-  g_anomaly.store(enabled, std::memory_order_relaxed);
-}
-DetectAnomalyGuard::DetectAnomalyGuard() : prev_(AnomalyMode::is_enabled()) {
-  AnomalyMode::set_enabled(true);
-}
-DetectAnomalyGuard::~DetectAnomalyGuard() { AnomalyMode::set_enabled(prev_); }
-
-// ---- graph tasks ---------------------------------------------------------------------------
-
-struct ReadyQueue;
-
-// Note [Dependency counts]
-// ~~~~~~~~~~~~~~~~~~~~~~~~
-// The number of edges still to deliver a gradient to each Node of a graph
-// task. Filled once per backward call for every reachable Node and then only
-// looked up and decremented, so an open-addressing table (linear probing,
-// power-of-two capacity, at most half full, no erasure: a Node whose count
-// reached zero keeps its slot) replaces std::unordered_map's allocation per
-// entry.
-class DependencyCounts {
- public:
-  // The count of `fn`, inserted at 0 if absent; `inserted` tells which.
-  int& at_or_insert(Node* fn, bool& inserted) {
-    if ((size_ + 1) * 2 > slots_.size()) grow();
-    Slot& slot = probe(fn);
-    inserted = slot.fn == nullptr;
-    if (inserted) {
-      slot.fn = fn;
-      ++size_;
-    }
-    return slot.count;
-  }
-  // The count of `fn`, or null when `fn` is not part of the task.
-  int* find(Node* fn) {
-    if (slots_.empty()) return nullptr;
-    Slot& slot = probe(fn);
-    return slot.fn == nullptr ? nullptr : &slot.count;
-  }
-
- private:
-  struct Slot {
-    Node* fn = nullptr;
-    int count = 0;
-  };
-  Slot& probe(Node* fn) {
-    const size_t mask = slots_.size() - 1;
-    // Fibonacci hashing of the address (its low bits are alignment zeros).
-    size_t i = (reinterpret_cast<uintptr_t>(fn) * 0x9E3779B97F4A7C15ull) >> 20 & mask;
-    while (slots_[i].fn != nullptr && slots_[i].fn != fn) i = (i + 1) & mask;
-    return slots_[i];
-  }
-  void grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(old.empty() ? 64 : old.size() * 2, Slot{});
-    for (const Slot& s : old) {
-      if (s.fn != nullptr) probe(s.fn) = s;
-    }
-  }
-  std::vector<Slot> slots_;
-  size_t size_ = 0;
-};
-
-// What grad() with inputs needs of a Node: whether it must run, and which
-// of its incoming gradients are results (captures).
-struct ExecInfo {
-  struct Capture {
-    uint32_t input_nr;
-    size_t output_idx;
-  };
-  bool needed = false;
-  std::vector<Capture> captures;
-};
-
-// One backward call. Its Nodes run on the calling thread (CPU) through
-// cpu_queue, or on device threads; outstanding counts pushed tasks not yet
-// finished, and the task is complete when it reaches zero.
-struct GraphTask {
-  GraphTask(bool keep_graph, bool grad_mode, int depth)
-      : keep_graph(keep_graph), grad_mode(grad_mode), reentrant_depth(depth) {}
-
-  const bool keep_graph;
-  const bool grad_mode;  // create_graph
-  const int reentrant_depth;
-  std::atomic<uint64_t> outstanding{0};
-  std::atomic<bool> has_error{false};
-  std::atomic<bool> completed{false};
-  std::shared_ptr<ReadyQueue> cpu_queue;
-
-  std::mutex mutex;  // guards the members below
-  std::exception_ptr exception;
-  DependencyCounts dependencies;  // See Note [Dependency counts]
-  std::unordered_map<Node*, InputBuffer> not_ready;
-  std::unordered_map<Node*, ExecInfo> exec_info;  // empty: run everything
-  variable_list captured;
-  std::vector<std::function<void()>> final_callbacks;
-  std::condition_variable done_cv;  // signalled on completion
-};
-
-struct NodeTask {
-  std::weak_ptr<GraphTask> base;
-  std::shared_ptr<Node> fn;  // null: a wake-up for the owning thread
-  InputBuffer inputs{0};
-  int depth = 0;
-  bool shutdown = false;
-};
-
-// Tasks ordered: shutdown, then wake-ups, then deeper reentrant passes,
-// then the most recently created Node (highest sequence_nr).
-struct CompareNodeTask {
-  bool operator()(const NodeTask& a, const NodeTask& b) const {
-    if (a.shutdown != b.shutdown) return b.shutdown;
-    if ((a.fn == nullptr) != (b.fn == nullptr)) return a.fn != nullptr;
-    if (a.depth != b.depth) return a.depth < b.depth;
-    return a.fn->sequence_nr() < b.fn->sequence_nr();
-  }
-};
-
-struct ReadyQueue {
-  void push(NodeTask task) {
-    {
-      std::lock_guard<std::mutex> lock(mutex);
-      heap.push_back(std::move(task));
-      std::push_heap(heap.begin(), heap.end(), CompareNodeTask());
-    }
-    cv.notify_one();
-  }
-  NodeTask pop() {
-    std::unique_lock<std::mutex> lock(mutex);
-    cv.wait(lock, [this] { return !heap.empty(); });
-    std::pop_heap(heap.begin(), heap.end(), CompareNodeTask());
-    NodeTask task = std::move(heap.back());
-    heap.pop_back();
-    return task;
-  }
-  std::mutex mutex;
-  std::condition_variable cv;
-  std::vector<NodeTask> heap;
-};
+// Note [Completing a graph task]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// outstanding_tasks_ counts NodeTasks pushed and not yet run. A push
+// increments it (relaxed) on a thread that already holds a count that cannot
+// drop meanwhile: the caller before the first push, or a running Node whose
+// own decrement comes later. So the count cannot reach zero while work is
+// pending, and the increment orders nothing. Each decrement is acq_rel: the
+// release publishes what the Node did (its captures, its gradients in
+// not_ready_, errors), and the thread whose decrement reaches zero acquires
+// all of them through the release sequence before it runs the final
+// callbacks and completes future_result_. That thread alone completes the
+// task, then wakes the thread draining the task's CPU queue, which sees the
+// future complete (Future::completed() is an acquire load) and returns.
 
 namespace {
 
-// The graph task this thread is running, and its reentrant depth.
+// The graph task whose Node (or final callback) this thread runs; null
+// between Nodes of an outermost pass and on threads running no backward.
 thread_local GraphTask* tls_current_task = nullptr;
+// execute_with_graph_task calls running nested on this thread's stack.
 thread_local int tls_depth = 0;
+// On a device thread, the queue it drains (a reentrant task's CPU queue
+// there); null elsewhere.
+thread_local std::shared_ptr<ReadyQueue> tls_device_queue;
 
 }  // namespace
 
 namespace detail {
 bool current_task_needs(const Node* fn) {
   GraphTask* task = tls_current_task;
-  if (task == nullptr || task->exec_info.empty()) return true;
-  auto it = task->exec_info.find(const_cast<Node*>(fn));
-  return it != task->exec_info.end() && (it->second.needed || !it->second.captures.empty());
+  return task == nullptr || task->needs(fn);
 }
 }  // namespace detail
 
@@ -196,8 +108,19 @@ struct Engine::Impl {
   std::map<std::pair<int, int>, std::shared_ptr<ReadyQueue>> device_queues;
   std::vector<std::thread> device_threads;
 
+  // The reentrant pool; see Note [Reentrant pool]. Guarded by pool_mutex.
+  struct PoolWorker {
+    std::thread thread;
+    std::shared_ptr<GraphTask> task;  // the task it runs; null while idle
+  };
+  std::mutex pool_mutex;
+  std::condition_variable pool_work;
+  std::deque<std::shared_ptr<GraphTask>> pool_queue;
+  std::deque<PoolWorker> pool_workers;  // a deque: workers keep their address
+  bool pool_stopping = false;
+
   std::shared_ptr<ReadyQueue> queue_for(GraphTask& task, c10::Device device) {
-    if (device.type() == c10::DeviceType::CPU) return task.cpu_queue;
+    if (device.type() == c10::DeviceType::CPU) return task.cpu_ready_queue_;
     std::lock_guard<std::mutex> lock(devices_mutex);
     const auto key = std::make_pair(static_cast<int>(device.type()),
                                     static_cast<int>(device.index()));
@@ -205,15 +128,20 @@ struct Engine::Impl {
     if (it != device_queues.end()) return it->second;
     auto queue = std::make_shared<ReadyQueue>();
     device_queues.emplace(key, queue);
-    device_threads.emplace_back([this, queue] { device_thread_main(queue); });
+    device_threads.emplace_back([this, queue, device] { device_thread_main(device, queue); });
     return queue;
   }
 
-  void device_thread_main(const std::shared_ptr<ReadyQueue>& queue) {
+  // The entry point of the worker thread of `device`. Setting the thread's
+  // current device and stream belongs here, before the loop (through c10's
+  // device guard), so that every Node of the device runs with them.
+  void device_thread_main(c10::Device device, const std::shared_ptr<ReadyQueue>& queue) {
+    (void)device;
+    tls_device_queue = queue;
     while (true) {
       NodeTask task = queue->pop();
-      if (task.shutdown) return;
-      std::shared_ptr<GraphTask> base = task.base.lock();
+      if (task.is_shutdown_task_) return;
+      std::shared_ptr<GraphTask> base = task.base_.lock();
       if (!base) continue;
       run_task(base, std::move(task));
     }
@@ -221,42 +149,44 @@ struct Engine::Impl {
 
   // Runs one task of `base` on this thread and accounts for it.
   void run_task(const std::shared_ptr<GraphTask>& base, NodeTask task) {
-    if (task.fn && !base->has_error.load()) {
+    if (task.fn_ && !base->has_error_.load(std::memory_order_relaxed)) {
       GraphTask* prev = tls_current_task;
       tls_current_task = base.get();
-      at::AutoGradMode grad_mode(base->grad_mode);
+      at::AutoGradMode grad_mode(base->grad_mode_);
       try {
-        evaluate_function(base, task.fn, std::move(task.inputs));
+        evaluate_function(base, task.fn_, std::move(task.inputs_));
       } catch (...) {
         set_error(*base, std::current_exception());
       }
       tls_current_task = prev;
     }
-    if (--base->outstanding == 0) {
+    // See Note [Completing a graph task].
+    if (base->outstanding_tasks_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       mark_completed(*base);
-      // Wake the thread waiting on the task's CPU queue.
-      NodeTask wake;
-      wake.base = base;
-      base->cpu_queue->push(std::move(wake));
+      // Wake the thread draining the task's CPU queue.
+      base->cpu_ready_queue_->push(NodeTask(base, nullptr, InputBuffer(0)));
     }
   }
 
   static void set_error(GraphTask& task, std::exception_ptr e) {
-    std::lock_guard<std::mutex> lock(task.mutex);
-    if (!task.has_error.exchange(true)) task.exception = std::move(e);
+    std::lock_guard<std::mutex> lock(task.mutex_);
+    if (!task.has_error_.load(std::memory_order_relaxed)) {
+      task.exception_ = std::move(e);
+      task.has_error_.store(true, std::memory_order_relaxed);
+    }
   }
 
   static void mark_completed(GraphTask& task) {
     // Final callbacks may queue further callbacks; run until none is left.
-    if (!task.has_error.load()) {
+    if (!task.has_error_.load(std::memory_order_relaxed)) {
       GraphTask* prev = tls_current_task;
       tls_current_task = &task;
       for (size_t i = 0;; ++i) {
         std::function<void()> callback;
         {
-          std::lock_guard<std::mutex> lock(task.mutex);
-          if (i >= task.final_callbacks.size()) break;
-          callback = task.final_callbacks[i];
+          std::lock_guard<std::mutex> lock(task.final_callbacks_lock_);
+          if (i >= task.final_callbacks_.size()) break;
+          callback = task.final_callbacks_[i];
         }
         try {
           callback();
@@ -267,11 +197,26 @@ struct Engine::Impl {
       }
       tls_current_task = prev;
     }
+    std::exception_ptr error;
+    std::vector<at::Tensor> captured;
     {
-      std::lock_guard<std::mutex> lock(task.mutex);
-      task.completed.store(true);
+      std::lock_guard<std::mutex> lock(task.mutex_);
+      error = task.exception_;
+      captured = std::move(task.captured_vars_);
     }
-    task.done_cv.notify_all();
+    try {
+      if (error) {
+        task.future_result_->setError(std::move(error));
+      } else {
+        task.future_result_->markCompleted(c10::IValue(std::move(captured)));
+      }
+    } catch (const std::exception& e) {
+      // A callback that someone attached to the future threw. The future is
+      // complete and its waiters have woken; the exception has no caller
+      // to go to on an engine thread. (Attach work that can fail with
+      // Future::then, whose child future carries the error.)
+      TORCH_WARN("autograd engine: a callback of a graph task's future threw: ", e.what());
+    }
   }
 
   // Checks a Node's outputs against the inputs of the Nodes they go to:
@@ -311,63 +256,52 @@ struct Engine::Impl {
     }
   }
 
-  static void check_anomaly(const Node& fn, const variable_list& grads) {
-    for (size_t i = 0; i < grads.size(); ++i) {
-      const at::Tensor& g = grads[i];
-      if (!g.defined() || !c10::isFloatingType(g.scalar_type()) || g.numel() == 0) continue;
-      // NaN is the only value not equal to itself.
-      const bool has_nan = at::eq(g, g).sum().item<int64_t>() != g.numel();
-      TORCH_CHECK(!has_nan, "Function '", fn.name(), "' returned nan values in its ", i,
-                  "th output.", fn.forward_trace().empty() ? std::string()
-                  : c10::str(" It was created by the forward op ", fn.forward_trace(), "."));
-    }
-  }
-
   void evaluate_function(const std::shared_ptr<GraphTask>& task,
                          const std::shared_ptr<Node>& fn, InputBuffer&& input_buffer) {
     variable_list inputs = InputBuffer::variables(std::move(input_buffer));
-    if (!task->exec_info.empty()) {
-      auto it = task->exec_info.find(fn.get());
-      if (it != task->exec_info.end() && !it->second.captures.empty()) {
+    if (!task->exec_info_.empty()) {
+      auto it = task->exec_info_.find(fn.get());
+      if (it != task->exec_info_.end() && !it->second.captures_.empty()) {
         // Captured gradients pass the Node's tensor hooks first (once).
         variable_list hooked = inputs;
         for (auto& hook : fn->tensor_pre_hooks()) hooked = (*hook)(hooked);
-        std::lock_guard<std::mutex> lock(task->mutex);
-        for (const auto& c : it->second.captures) {
-          task->captured[c.output_idx] = hooked[c.input_nr];
+        std::lock_guard<std::mutex> lock(task->mutex_);
+        for (const auto& c : it->second.captures_) {
+          task->captured_vars_[c.output_idx] = hooked[c.input_nr];
         }
       }
-      if (it == task->exec_info.end() || !it->second.needed) return;
+      if (it == task->exec_info_.end() || !it->second.needed_) return;
     }
     variable_list outputs = (*fn)(std::move(inputs));
     validate_outputs(*fn, outputs);
-    if (AnomalyMode::is_enabled()) check_anomaly(*fn, outputs);
-    if (!task->keep_graph) fn->release_variables();
+    // The flag is read once per Node; see AnomalyMode::is_enabled.
+    if (AnomalyMode::is_enabled()) detail::check_anomaly(*fn, outputs);
+    if (!task->keep_graph_) fn->release_variables();
 
-    std::lock_guard<std::mutex> lock(task->mutex);
+    std::lock_guard<std::mutex> lock(task->mutex_);
     for (size_t i = 0; i < outputs.size(); ++i) {
       const Edge& next = fn->next_edge(i);
       if (!next.is_valid()) continue;
       Node* key = next.function.get();
       bool ready = false;
-      int* dep = task->dependencies.find(key);
+      int* dep = task->dependencies_.find(key);
       TORCH_INTERNAL_ASSERT(dep != nullptr && *dep > 0,
                             "dependency not found for ", next.function->name());
       if (--*dep == 0) ready = true;
-      auto waiting = task->not_ready.find(key);
-      if (waiting == task->not_ready.end()) {
+      auto waiting = task->not_ready_.find(key);
+      if (waiting == task->not_ready_.end()) {
         InputBuffer buffer(next.function->num_inputs());
         buffer.add(next.input_nr, std::move(outputs[i]));
         if (ready) {
           push(task, next.function, std::move(buffer));
         } else {
-          task->not_ready.emplace(key, std::move(buffer));
+          task->not_ready_.emplace(key, std::move(buffer));
         }
       } else {
         waiting->second.add(next.input_nr, std::move(outputs[i]));
         if (ready) {
           InputBuffer buffer = std::move(waiting->second);
-          task->not_ready.erase(waiting);
+          task->not_ready_.erase(waiting);
           push(task, next.function, std::move(buffer));
         }
       }
@@ -377,40 +311,89 @@ struct Engine::Impl {
   void push(const std::shared_ptr<GraphTask>& task, std::shared_ptr<Node> fn,
             InputBuffer&& inputs) {
     const c10::Device device = inputs.device();
-    NodeTask t;
-    t.base = task;
-    t.fn = std::move(fn);
-    t.inputs = std::move(inputs);
-    t.depth = task->reentrant_depth;
-    ++task->outstanding;
+    NodeTask t(task, std::move(fn), std::move(inputs));
+    t.reentrant_depth_ = task->reentrant_depth_;
+    // See Note [Completing a graph task] for why relaxed suffices.
+    task->outstanding_tasks_.fetch_add(1, std::memory_order_relaxed);
     queue_for(*task, device)->push(std::move(t));
   }
 
   // Runs the CPU side of `task` on this thread until it completes.
   void thread_main(const std::shared_ptr<GraphTask>& task) {
-    const int prev_depth = tls_depth;
-    tls_depth = task->reentrant_depth;
-    while (!task->completed.load()) {
-      NodeTask next = task->cpu_queue->pop();
-      if (!next.fn) continue;  // a wake-up: re-check completion
-      std::shared_ptr<GraphTask> base = next.base.lock();
+    bool shutdown_seen = false;
+    while (!task->future_result_->completed()) {
+      NodeTask next = task->cpu_ready_queue_->pop();
+      if (next.is_shutdown_task_) {
+        // A device thread's queue, drained by a reentrant task: pass the
+        // order on to the device thread's own loop once this task is done.
+        shutdown_seen = true;
+        continue;
+      }
+      if (!next.fn_) continue;  // a wake-up: re-check completion
+      std::shared_ptr<GraphTask> base = next.base_.lock();
       if (!base) continue;
       run_task(base, std::move(next));
     }
-    tls_depth = prev_depth;
+    if (shutdown_seen) task->cpu_ready_queue_->push_shutdown_task();
+  }
+
+  // Hands `task` to a pool thread; false when every allowed thread is busy
+  // (the caller then runs it). See Note [Reentrant pool].
+  bool add_pool_task(const std::shared_ptr<GraphTask>& task) {
+    std::lock_guard<std::mutex> lock(pool_mutex);
+    // A worker is available when idle, or when its task is complete: it is
+    // then on its way back (the thread waiting for that task may wake, and
+    // call here, before the worker has taken the lock again).
+    size_t available = 0;
+    for (const PoolWorker& w : pool_workers) {
+      if (w.task == nullptr || w.task->future_result_->completed()) ++available;
+    }
+    if (pool_queue.size() >= available) {
+      if (pool_workers.size() >= static_cast<size_t>(kMaxReentrantPoolThreads)) return false;
+      PoolWorker& worker = pool_workers.emplace_back();
+      worker.thread = std::thread([this, &worker] { pool_thread_main(worker); });
+    }
+    pool_queue.push_back(task);
+    pool_work.notify_one();
+    return true;
+  }
+
+  void pool_thread_main(PoolWorker& self) {
+    std::unique_lock<std::mutex> lock(pool_mutex);
+    while (true) {
+      pool_work.wait(lock, [this] { return pool_stopping || !pool_queue.empty(); });
+      if (pool_queue.empty()) return;  // stopping
+      std::shared_ptr<GraphTask> task = std::move(pool_queue.front());
+      pool_queue.pop_front();
+      self.task = task;
+      lock.unlock();
+      // A fresh stack: the task starts at depth 0 here.
+      TORCH_INTERNAL_ASSERT(tls_depth == 0 && tls_current_task == nullptr,
+                            "a reentrant pool thread picked a task while running one");
+      tls_depth = 1;
+      thread_main(task);
+      tls_depth = 0;
+      lock.lock();
+      self.task.reset();
+      lock.unlock();
+      task.reset();  // outside the lock: it may free the task's graph
+      lock.lock();
+    }
   }
 
   ~Impl() {
     std::vector<std::thread> threads;
     {
       std::lock_guard<std::mutex> lock(devices_mutex);
-      for (auto& [key, queue] : device_queues) {
-        NodeTask stop;
-        stop.shutdown = true;
-        queue->push(std::move(stop));
-      }
+      for (auto& [key, queue] : device_queues) queue->push_shutdown_task();
       threads = std::move(device_threads);
     }
+    {
+      std::lock_guard<std::mutex> lock(pool_mutex);
+      pool_stopping = true;
+      for (PoolWorker& w : pool_workers) threads.push_back(std::move(w.thread));
+    }
+    pool_work.notify_all();
     for (auto& t : threads) t.join();
   }
 };
@@ -429,14 +412,16 @@ bool Engine::is_checkpoint_valid() { return tls_current_task != nullptr; }
 void Engine::queue_callback(std::function<void()> callback) {
   GraphTask* task = tls_current_task;
   TORCH_CHECK(task != nullptr, "Final callbacks can only be installed during backward pass.");
-  std::lock_guard<std::mutex> lock(task->mutex);
-  task->final_callbacks.push_back(std::move(callback));
+  std::lock_guard<std::mutex> lock(task->final_callbacks_lock_);
+  task->final_callbacks_.push_back(std::move(callback));
 }
 
-namespace {
-
-// Counts, for every Node reachable from root, the edges leading to it.
-void compute_dependencies(Node* root, GraphTask& task) {
+void Engine::compute_dependencies(Node* root, GraphTask& task) {
+  TORCH_CHECK(root != nullptr, "compute_dependencies: the root Node is null. Pass the Node "
+              "the backward pass starts from (e.g. a GraphRoot).");
+  TORCH_CHECK(task.dependencies_.size() == 0, "compute_dependencies: the GraphTask already "
+              "has dependencies for ", task.dependencies_.size(), " Nodes. Call it once per "
+              "GraphTask, with a root whose edges reach every Node of the pass.");
   // A Node is pushed when it first gets a count; the root has none (no
   // edge leads to it) and is never reached again in a DAG.
   std::vector<Node*> stack{root};
@@ -447,58 +432,37 @@ void compute_dependencies(Node* root, GraphTask& task) {
       Node* next = e.function.get();
       if (next == nullptr) continue;
       bool inserted = false;
-      ++task.dependencies.at_or_insert(next, inserted);
+      ++task.dependencies_.at_or_insert(next, inserted);
       if (inserted) stack.push_back(next);
     }
   }
 }
 
-// grad()/backward(inputs=): marks the Nodes on a path from root to an output
-// edge as needed, and records the captures.
-void init_to_execute(Node* root, GraphTask& task, const edge_list& outputs,
-                     bool accumulate_grad) {
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    const Edge& e = outputs[i];
-    ExecInfo& info = task.exec_info[e.function.get()];
-    if (accumulate_grad) {
-      info.needed = true;
-    } else {
-      info.captures.push_back({e.input_nr, i});
-    }
+c10::intrusive_ptr<c10::ivalue::Future> Engine::execute_with_graph_task(
+    const std::shared_ptr<GraphTask>& graph_task, std::shared_ptr<Node> graph_root,
+    InputBuffer&& input_buffer) {
+  TORCH_CHECK(graph_task != nullptr && graph_root != nullptr, "execute_with_graph_task: "
+              "the ", graph_task == nullptr ? "GraphTask" : "root Node", " is null. Pass "
+              "a GraphTask prepared with compute_dependencies and the Node it starts from.");
+  TORCH_CHECK(!graph_task->future_result_->completed() &&
+                  graph_task->outstanding_tasks_.load(std::memory_order_relaxed) == 0,
+              "execute_with_graph_task: this GraphTask has already run (or is running). A "
+              "GraphTask runs once; make a new one for each backward pass.");
+  TORCH_CHECK(input_buffer.size() == graph_root->num_inputs(), "execute_with_graph_task: "
+              "the input buffer holds ", input_buffer.size(), " gradients but the root Node ",
+              graph_root->name(), " takes ", graph_root->num_inputs(), ". Pass "
+              "InputBuffer(root->num_inputs()).");
+  impl_->push(graph_task, std::move(graph_root), std::move(input_buffer));
+  // See Note [Threads of a graph task].
+  if (tls_depth < kMaxReentrantDepth || !impl_->add_pool_task(graph_task)) {
+    ++tls_depth;
+    impl_->thread_main(graph_task);
+    --tls_depth;
+    TORCH_INTERNAL_ASSERT(graph_task->future_result_->completed(),
+                          "execute_with_graph_task: the task's thread returned early");
   }
-  task.captured.resize(outputs.size());
-  // Iterative post-order walk: a Node is needed if any child is needed or
-  // captures.
-  struct Frame {
-    Node* fn;
-    size_t next_child;
-  };
-  std::unordered_set<Node*> visited;
-  std::vector<Frame> stack{{root, 0}};
-  visited.insert(root);
-  while (!stack.empty()) {
-    Frame& frame = stack.back();
-    const edge_list& edges = frame.fn->next_edges();
-    if (frame.next_child < edges.size()) {
-      Node* child = edges[frame.next_child++].function.get();
-      if (child != nullptr && visited.insert(child).second) stack.push_back({child, 0});
-      continue;
-    }
-    Node* fn = frame.fn;
-    stack.pop_back();
-    bool needed = false;
-    for (const Edge& e : fn->next_edges()) {
-      auto it = task.exec_info.find(e.function.get());
-      if (it != task.exec_info.end() && (it->second.needed || !it->second.captures.empty())) {
-        needed = true;
-        break;
-      }
-    }
-    if (needed) task.exec_info[fn].needed = true;
-  }
+  return graph_task->future_result_;
 }
-
-}  // namespace
 
 variable_list Engine::execute(const edge_list& roots, const variable_list& inputs,
                               bool keep_graph, bool create_graph, bool accumulate_grad,
@@ -511,36 +475,21 @@ variable_list Engine::execute(const edge_list& roots, const variable_list& input
     TORCH_CHECK(roots[i].is_valid(), "element ", i, " of tensors does not require grad "
                 "and does not have a grad_fn");
   }
-  const bool reentrant = tls_current_task != nullptr;
-  const int depth = reentrant ? tls_depth + 1 : 0;
-  auto task = std::make_shared<GraphTask>(keep_graph, create_graph, depth);
-  task->cpu_queue = std::make_shared<ReadyQueue>();
+  const GraphTask* enclosing = tls_current_task;
+  auto task = std::make_shared<GraphTask>(
+      keep_graph, create_graph, enclosing ? enclosing->reentrant_depth_ + 1 : 0,
+      tls_device_queue);
 
   std::shared_ptr<Node> root = make_node<GraphRoot>(roots, inputs);
   compute_dependencies(root.get(), *task);
-  if (!outputs.empty()) init_to_execute(root.get(), *task, outputs, accumulate_grad);
+  if (!outputs.empty()) task->init_to_execute(*root, outputs, accumulate_grad);
 
-  impl_->push(task, root, InputBuffer(0));
-  if (depth < kMaxReentrantDepth) {
-    impl_->thread_main(task);
-  } else {
-    // Too deep to recurse further on this stack: a fresh thread (starting at
-    // depth 0 of its own stack) runs the task while this one waits.
-    std::thread helper([this, task] {
-      tls_depth = 0;
-      impl_->thread_main(task);
-    });
-    helper.join();
-  }
-  if (task->has_error.load()) {
-    std::exception_ptr e;
-    {
-      std::lock_guard<std::mutex> lock(task->mutex);
-      e = task->exception;
-    }
-    std::rethrow_exception(e);
-  }
-  return std::move(task->captured);
+  c10::intrusive_ptr<c10::ivalue::Future> fut =
+      execute_with_graph_task(task, std::move(root), InputBuffer(0));
+  fut->wait();
+  if (fut->hasError()) std::rethrow_exception(fut->exception_ptr());
+  if (outputs.empty()) return {};
+  return fut->constValue().to<variable_list>();
 }
 
 }  // namespace autograd

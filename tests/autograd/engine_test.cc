@@ -1,10 +1,14 @@
 // The autograd engine end to end: the worked example of the seeds, graph
-// structure, retain/create graph, errors, deep graphs, reentrancy, threads.
+// structure, retain/create graph, errors, deep graphs, final callbacks,
+// threads. Reentrant backward is in reentrant_test.cc; GraphTask and
+// execute_with_graph_task in graph_task_test.cc.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include <torch/torch.h>
 
@@ -111,11 +115,18 @@ TEST(Engine, GradWithUnusedInputs) {
 }
 
 TEST(Engine, BackwardIntoChosenInputsOnly) {
-  at::Tensor a = at::ones({2}).requires_grad_();
+  at::Tensor a = at::full({2}, 3.0).requires_grad_();
   at::Tensor b = at::ones({2}).requires_grad_();
-  (a * b).sum().backward({}, std::nullopt, false, at::TensorList(b));
+  at::Tensor c = at::full({2}, 5.0).requires_grad_();
+  (a * b * c).sum().backward({}, std::nullopt, false, at::TensorList(b));
   EXPECT_FALSE(a.grad().defined());
-  EXPECT_TRUE(b.grad().defined());
+  EXPECT_FALSE(c.grad().defined());
+  ASSERT_TRUE(b.grad().defined());
+  EXPECT_EQ(values(b.grad()), (std::vector<float>{15, 15}));  // a * c
+  // A second call accumulates into the chosen input only.
+  (a * b).sum().backward({}, std::nullopt, false, at::TensorList(b));
+  EXPECT_EQ(values(b.grad()), (std::vector<float>{18, 18}));
+  EXPECT_FALSE(a.grad().defined());
 }
 
 TEST(Engine, InPlaceChangeOfASavedTensorIsRefused) {
@@ -240,22 +251,46 @@ TEST(Engine, HooksSeeAndReplaceGradients) {
 }
 
 TEST(Engine, FinalCallbacksRunAfterTheNodes) {
+  // Probe's backward queues the callback before the leaf's AccumulateGrad
+  // (whose hook records "leaf") runs; the callback, and the one it queues,
+  // must come after every Node.
+  static std::vector<std::string> events;
+  events.clear();
   struct Probe : torch::autograd::Function<Probe> {
     static at::Tensor forward(torch::autograd::AutogradContext*, at::Tensor x) { return x * 1; }
     static variable_list backward(torch::autograd::AutogradContext*, variable_list g) {
-      torch::autograd::Engine::get_default_engine().queue_callback([] { ++calls(); });
+      events.push_back("probe");
+      auto& engine = torch::autograd::Engine::get_default_engine();
+      engine.queue_callback([&engine] {
+        events.push_back("callback");
+        engine.queue_callback([] { events.push_back("queued by the callback"); });
+      });
       return {g[0]};
-    }
-    static int& calls() {
-      static int n = 0;
-      return n;
     }
   };
   at::Tensor x = at::ones({1}).requires_grad_();
-  Probe::apply(x).sum().backward();
-  EXPECT_EQ(Probe::calls(), 1);
+  x.register_hook([](const at::Tensor&) { events.push_back("leaf"); });
+  (Probe::apply(x) * 2).sum().backward();
+  EXPECT_EQ(events, (std::vector<std::string>{"probe", "leaf", "callback",
+                                              "queued by the callback"}));
   EXPECT_THAT(errorOf([] { torch::autograd::Engine::get_default_engine().queue_callback([] {}); }),
               HasSubstr("Final callbacks can only be installed during backward pass."));
+}
+
+TEST(Engine, AFailingFinalCallbackIsTheBackwardsError) {
+  struct Probe : torch::autograd::Function<Probe> {
+    static at::Tensor forward(torch::autograd::AutogradContext*, at::Tensor x) { return x * 1; }
+    static variable_list backward(torch::autograd::AutogradContext*, variable_list g) {
+      torch::autograd::Engine::get_default_engine().queue_callback(
+          [] { TORCH_CHECK(false, "callback: cannot finish."); });
+      return {g[0]};
+    }
+  };
+  at::Tensor x = at::ones({1}).requires_grad_();
+  EXPECT_THAT(errorOf([&] { Probe::apply(x).sum().backward(); }),
+              HasSubstr("callback: cannot finish."));
+  (x * 2).sum().backward();
+  EXPECT_FLOAT_EQ(x.grad().item<float>(), 3.0f);  // 1 from the first pass, then 2
 }
 
 TEST(Engine, ConcurrentBackwardIntoOneLeaf) {

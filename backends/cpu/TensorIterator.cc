@@ -21,76 +21,6 @@ void DimVector::grow(size_t n) {
   capacity_ = n;
 }
 
-// ---- type promotion -----------------------------------------------------------
-
-namespace {
-
-c10::ScalarType promote_skip_undefined(c10::ScalarType a, c10::ScalarType b) {
-  if (a == c10::ScalarType::Undefined) return b;
-  if (b == c10::ScalarType::Undefined) return a;
-  return c10::promoteTypes(a, b);
-}
-
-// `higher` comes from a higher-priority group of operands; `lower` only
-// matters if it brings a higher category.
-c10::ScalarType combine_categories(c10::ScalarType higher, c10::ScalarType lower) {
-  if (c10::isFloatingType(higher)) return higher;
-  if (higher == c10::ScalarType::Bool || c10::isFloatingType(lower)) {
-    return promote_skip_undefined(higher, lower);
-  }
-  return higher != c10::ScalarType::Undefined ? higher : lower;
-}
-
-}  // namespace
-
-// Note [Type promotion]
-// ~~~~~~~~~~~~~~~~~~~~~
-// As torch.result_type: operands fall in three priority groups — tensors
-// with at least one dimension, 0-dim tensors, wrapped numbers (0-dim tensors
-// made from a Scalar, whose floating dtype counts as the default dtype,
-// Float) — and each group's dtypes are promoted together. A lower group then
-// changes the result only if its category (bool < integral < floating) is
-// higher: int32 tensor + 0-dim int64 tensor is int32, int32 tensor + 0-dim
-// float64 tensor is float64, float32 tensor + 0-dim float64 tensor is
-// float32, float16 tensor + 2.5 is float16, bool tensor + 2 is int64.
-c10::ScalarType result_type(c10::ArrayRef<const at::Tensor*> tensors) {
-  // Fast path: one dtype and no wrapped numbers promote to that dtype.
-  if (!tensors.empty() && tensors[0]->defined()) {
-    const c10::ScalarType first = tensors[0]->scalar_type();
-    bool uniform = true;
-    for (const at::Tensor* t : tensors) {
-      const c10::TensorImpl* impl = t->unsafeGetTensorImpl();
-      uniform = uniform && impl != nullptr && impl->scalar_type() == first &&
-                !impl->is_wrapped_number();
-    }
-    if (uniform) return first;
-  }
-  c10::ScalarType dim_result = c10::ScalarType::Undefined;
-  c10::ScalarType zero_dim_result = c10::ScalarType::Undefined;
-  c10::ScalarType wrapped_result = c10::ScalarType::Undefined;
-  for (const at::Tensor* t : tensors) {
-    if (!t->defined()) continue;
-    c10::ScalarType current = t->scalar_type();
-    if (t->unsafeGetTensorImpl()->is_wrapped_number()) {
-      if (c10::isFloatingType(current)) current = c10::kFloat;
-      wrapped_result = promote_skip_undefined(wrapped_result, current);
-    } else if (t->dim() > 0) {
-      dim_result = promote_skip_undefined(dim_result, current);
-    } else {
-      zero_dim_result = promote_skip_undefined(zero_dim_result, current);
-    }
-  }
-  return combine_categories(dim_result,
-                            combine_categories(zero_dim_result, wrapped_result));
-}
-
-bool can_cast(c10::ScalarType from, c10::ScalarType to) {
-  if (c10::isFloatingType(from) && c10::isIntegralType(to, /*includeBool=*/false)) {
-    return false;
-  }
-  return from == c10::ScalarType::Bool || to != c10::ScalarType::Bool;
-}
-
 // ---- construction -----------------------------------------------------------
 
 namespace {
@@ -244,12 +174,12 @@ void TensorIterator::compute_types(const TensorIteratorConfig& config) {
     for (size_t k = num_outputs_; k < num_operands_; ++k) {
       if (!keeps_dtype(k)) promoted[count++] = tensors_[k];
     }
-    common_dtype_ = result_type(c10::ArrayRef<const at::Tensor*>(promoted, count));
+    common_dtype_ = at::result_type(c10::ArrayRef<const at::Tensor*>(promoted, count));
     if (config.int_to_float_ && c10::isIntegralType(common_dtype_, true)) {
       common_dtype_ = c10::kFloat;
     }
   } else if (config.promote_inputs_ && has_inputs) {
-    common_dtype_ = result_type(c10::ArrayRef<const at::Tensor*>(
+    common_dtype_ = at::result_type(c10::ArrayRef<const at::Tensor*>(
         tensors_ + num_outputs_, num_operands_ - num_outputs_));
     if (config.int_to_float_ && c10::isIntegralType(common_dtype_, true)) {
       common_dtype_ = c10::kFloat;
@@ -301,7 +231,7 @@ void TensorIterator::prepare_outputs(const TensorIteratorConfig& config) {
                 "Please clone() the tensor before performing the operation.");
     if (out.scalar_type() == dtypes_[i]) continue;
     // Compute in dtypes_[i], then copy (converting) into `out` after the loop.
-    TORCH_CHECK(can_cast(dtypes_[i], out.scalar_type()), op_name_,
+    TORCH_CHECK(at::can_cast(dtypes_[i], out.scalar_type()), op_name_,
                 ": result type ", dtypes_[i], " can't be cast to the desired "
                 "output type ", out.scalar_type(), ". Pass an output of dtype ",
                 dtypes_[i], ", or convert the inputs first.");

@@ -37,6 +37,7 @@
 #include <type_traits>
 
 #include "aten/Tensor.h"
+#include "aten/TypePromotion.h"
 #include "c10/core/ScalarType.h"
 #include "c10/util/ArrayRef.h"
 #include "c10/util/Exception.h"
@@ -79,19 +80,6 @@ class DimVector {
   std::unique_ptr<int64_t[]> heap_;
   int64_t inline_[kInline];  // only [0, size_) is ever read
 };
-
-// ember::cpu::result_type
-//
-// The dtype PyTorch's type promotion gives these tensors (torch.result_type):
-// tensors with dimensions outrank 0-dim tensors, which outrank wrapped
-// numbers; a lower rank only matters when it brings a higher category (bool
-// < integral < floating). A floating wrapped number counts as the default
-// dtype (Float). Undefined tensors are skipped. See Note [Type promotion].
-c10::ScalarType result_type(c10::ArrayRef<const at::Tensor*> tensors);
-
-// ember::cpu::can_cast — whether a result of dtype `from` may be written to
-// an output of dtype `to` (no floating -> integral, no non-bool -> bool).
-bool can_cast(c10::ScalarType from, c10::ScalarType to);
 
 // ember::cpu::TensorIteratorConfig
 //

@@ -73,12 +73,7 @@ bool is_plain_memcpy(const at::Tensor& self, const at::Tensor& src) {
 
 void cast_element(void* dst, c10::ScalarType dst_type, const void* src,
                   c10::ScalarType src_type) {
-  EMBER_DISPATCH_ALL_TYPES(dst_type, "cast", [&] {
-    using dst_t = scalar_t;
-    EMBER_DISPATCH_ALL_TYPES(src_type, "cast", [&] {
-      *static_cast<dst_t*>(dst) = convert<dst_t>(*static_cast<const scalar_t*>(src));
-    });
-  });
+  at::cast_scalar(dst, dst_type, src, src_type);
 }
 
 void copy_into(const at::Tensor& self, const at::Tensor& src) {

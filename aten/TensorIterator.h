@@ -221,18 +221,20 @@ class TensorIteratorBase {
   // allocated (not the temporary the loop may have written to).
   const Tensor& output(size_t i = 0) const { return *results_[i]; }
 
+  // What the loop driver walks. Dimensions are innermost first; sizes()[0]
+  // is the innermost. data(k) is operand k's first element (a converted
+  // copy or a scalar buffer when it needed one); strides(k)[d] the byte step
+  // of operand k along dimension d (0 along broadcast ones).
+  c10::IntArrayRef sizes() const { return sizes_.ref(); }
+  char* data(size_t k) const { return data_[k]; }
+  const int64_t* strides(size_t k) const { return strides_[k].data(); }
+
  protected:
   // Builds the iteration; every operand must be on a device of type
   // `device_type`, the one the derived class's loop runs on.
   TensorIteratorBase(const TensorIteratorConfig& config, c10::DeviceType device_type);
   ~TensorIteratorBase();
 
-  // For the loop driver. Dimensions are innermost first; sizes()[0] is the
-  // innermost. data(k) is operand k's first element; strides(k)[d] the
-  // byte step of operand k along dimension d (0 along broadcast ones).
-  c10::IntArrayRef sizes() const { return sizes_.ref(); }
-  char* data(size_t k) const { return data_[k]; }
-  const int64_t* strides(size_t k) const { return strides_[k].data(); }
   const char* op_name() const { return op_name_; }
 
   // Call once before the loop (refuses a second run), and finish_run() once

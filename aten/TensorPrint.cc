@@ -156,8 +156,9 @@ std::vector<double> values_of(const Tensor& t) {
 std::string Tensor::toString() const {
   if (!defined()) return "[ Tensor (undefined) ]";
   std::ostringstream out;
-  if (device().is_cpu() && numel() > 0) {
-    const std::vector<double> v = values_of(*this);
+  if (numel() > 0) {
+    // Another device's elements are read from a copy on the CPU.
+    const std::vector<double> v = values_of(device().is_cpu() ? *this : to(kCPU));
     if (dim() == 0) {
       out << v[0] << "\n";
     } else {

@@ -5,7 +5,6 @@
 
 #include "aten/Functions.h"
 #include "aten/Resize.h"
-#include "c10/core/impl/LocalDispatchKeySet.h"
 #include "c10/util/Exception.h"
 
 namespace at {
@@ -127,18 +126,19 @@ bool needs_copy_before_write(const Tensor& in, const Tensor& out) {
   return read.first <= written.second && written.first <= read.second;
 }
 
-// A new contiguous tensor on `device`, through the dispatcher (the
-// backend's empty kernel), below autograd: temporaries never need a graph.
-Tensor allocate(c10::IntArrayRef sizes, c10::ScalarType dtype, c10::Device device) {
-  at::AutoDispatchBelowAutograd below_autograd;
-  return at::empty(sizes, at::TensorOptions().dtype(dtype).device(device));
+// A new contiguous tensor on `device`: the backend's empty kernel, reached
+// by a redispatch with the operands' backend keys (no BackendSelect hop,
+// no autograd: temporaries never need a graph).
+Tensor allocate(c10::DispatchKeySet backend_keys, c10::IntArrayRef sizes,
+                c10::ScalarType dtype, c10::Device device) {
+  return at::_ops::empty_memory_format::redispatch(backend_keys, sizes, dtype, std::nullopt,
+                                                    device, std::nullopt, std::nullopt);
 }
 
-// dst.copy_(src) through the dispatcher, below autograd; `dst`'s handle is
-// not changed, only its elements.
-void copy_elements(const Tensor& dst, const Tensor& src) {
-  at::AutoDispatchBelowAutograd below_autograd;
-  at::_ops::copy_::call(const_cast<Tensor&>(dst), src, false);
+// dst.copy_(src) with the backend's copy_ kernel; `dst`'s handle is not
+// changed, only its elements.
+void copy_elements(c10::DispatchKeySet backend_keys, const Tensor& dst, const Tensor& src) {
+  at::_ops::copy_::redispatch(backend_keys, const_cast<Tensor&>(dst), src, false);
 }
 
 const char* device_type_name(c10::DeviceType type) {
@@ -216,6 +216,8 @@ void TensorIteratorBase::check_and_collect(const TensorIteratorConfig& config,
     }
     if (!have_device) {
       device_ = device;
+      backend_keys_ = t->unsafeGetTensorImpl()->key_set() -
+                      c10::autograd_dispatch_keyset_with_ADInplaceOrView;
       have_device = true;
     }
     TORCH_CHECK(device == device_, op_name_, ": expected all tensors on one device, "
@@ -318,7 +320,7 @@ void TensorIteratorBase::prepare_outputs(const TensorIteratorConfig& config) {
   for (size_t i = 0; i < num_outputs_; ++i) {
     const Tensor& out = *results_[i];
     if (!out.defined()) {
-      owned_[i] = allocate(shape_.ref(), dtypes_[i], device_);
+      owned_[i] = allocate(backend_keys_, shape_.ref(), dtypes_[i], device_);
       tensors_[i] = results_[i] = &owned_[i];
       continue;
     }
@@ -344,7 +346,7 @@ void TensorIteratorBase::prepare_outputs(const TensorIteratorConfig& config) {
                 ": result type ", dtypes_[i], " can't be cast to the desired "
                 "output type ", out.scalar_type(), ". Pass an output of dtype ",
                 dtypes_[i], ", or convert the inputs first.");
-    owned_[i] = allocate(shape_.ref(), dtypes_[i], device_);
+    owned_[i] = allocate(backend_keys_, shape_.ref(), dtypes_[i], device_);
     tensors_[i] = &owned_[i];
     has_temporary_outputs_ = true;
   }
@@ -365,15 +367,15 @@ void TensorIteratorBase::prepare_inputs() {
       data_[k] = scalar_buffers_[k];
       continue;
     }
-    owned_[k] = allocate(in.sizes(), dtypes_[k], device_);
-    copy_elements(owned_[k], in);
+    owned_[k] = allocate(backend_keys_, in.sizes(), dtypes_[k], device_);
+    copy_elements(backend_keys_, owned_[k], in);
     tensors_[k] = &owned_[k];
   }
 }
 
 void TensorIteratorBase::copy_temporary_outputs() {
   for (size_t i = 0; i < num_outputs_; ++i) {
-    if (tensors_[i] != results_[i]) copy_elements(*results_[i], *tensors_[i]);
+    if (tensors_[i] != results_[i]) copy_elements(backend_keys_, *results_[i], *tensors_[i]);
   }
 }
 

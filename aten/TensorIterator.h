@@ -46,6 +46,7 @@
 #include "aten/Tensor.h"
 #include "aten/TypePromotion.h"
 #include "c10/core/Device.h"
+#include "c10/core/DispatchKeySet.h"
 #include "c10/core/ScalarType.h"
 #include "c10/util/ArrayRef.h"
 #include "c10/util/Exception.h"
@@ -267,6 +268,9 @@ class TensorIteratorBase {
   bool ran_ = false;
   bool has_temporary_outputs_ = false;
   c10::Device device_{c10::DeviceType::CPU};
+  // The operands' keys below autograd: where temporaries are allocated and
+  // copied (a redispatch straight to the backend's kernels).
+  c10::DispatchKeySet backend_keys_;
   c10::ScalarType common_dtype_ = c10::ScalarType::Undefined;
   c10::ScalarType dtypes_[kMaxOperands] = {};
   // Note [Borrowed operands]

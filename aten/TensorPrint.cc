@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "aten/Functions.h"
 #include "aten/Tensor.h"
 #include "c10/core/DeviceType.h"
 #include "c10/core/ScalarType.h"

@@ -22,8 +22,9 @@
 //
 // Construction does everything but the loop, as PyTorch's build():
 // broadcasting (Note [Broadcast shape]), type promotion (at::result_type,
-// Note [Type promotion]), output allocation through at::empty on the
-// operands' device, out= resizing with at::native::resize_output (PyTorch's
+// Note [Type promotion]), output allocation with the backend's
+// empty.memory_format kernel (a redispatch with the operands' backend keys),
+// out= resizing with at::native::resize_output (PyTorch's
 // rules: a non-empty output of another shape is resized with a warning),
 // can_cast checks, the memory-overlap checks (Note [Overlapping operands]),
 // then reordering and coalescing of the dimensions (Note [Iteration

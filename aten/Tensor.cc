@@ -33,36 +33,17 @@ std::ostream& operator<<(std::ostream& out, const TensorOptions& options) {
   return out;
 }
 
-namespace {
-
-// Reads element `i` (in row-major order over sizes/strides) as a Scalar.
-Scalar element(const Tensor& t, const int64_t* index) {
-  int64_t offset = 0;
-  for (int64_t d = 0; d < t.dim(); ++d) offset += index[d] * t.stride(d);
-  const char* base = static_cast<const char*>(t.data_ptr()) +
-                     offset * static_cast<int64_t>(t.itemsize());
-  switch (t.scalar_type()) {
-#define EMBER_READ_(cpp, name)            \
-  case ScalarType::name:                  \
-    return Scalar(*reinterpret_cast<const cpp*>(base));
-    C10_FORALL_SCALAR_TYPES(EMBER_READ_)
-#undef EMBER_READ_
-    default:
-      break;
-  }
-  C10_THROW_ERROR(Error, "item: unsupported dtype ", t.scalar_type(), ".");
-}
-
-}  // namespace
-
+// Note [item through the dispatcher]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// item() reads no memory itself: _local_scalar_dense is an op, so the
+// backend that owns the tensor's memory reads the element (the CPU plugin
+// directly; a GPU backend after a copy to the host). A backend without that
+// kernel gets the dispatcher's missing-kernel error naming the op and key.
 Scalar Tensor::item() const {
   TORCH_CHECK(numel() == 1, "item: a Tensor with ", numel(),
               " elements cannot be converted to Scalar; index it down to one "
               "element first.");
-  TORCH_CHECK(device().is_cpu(), "item: reading a ", device(), " tensor is not "
-              "supported yet; copy it to the CPU with .to(at::kCPU) first.");
-  std::vector<int64_t> index(static_cast<size_t>(dim()), 0);
-  return element(*this, index.data());
+  return at::_ops::_local_scalar_dense::call(*this);
 }
 
 Tensor Tensor::operator[](int64_t index) const { return select(0, index); }

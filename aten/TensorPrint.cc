@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "aten/Functions.h"
 #include "aten/Tensor.h"
 #include "c10/core/DeviceType.h"
 #include "c10/core/ScalarType.h"
@@ -156,8 +157,9 @@ std::vector<double> values_of(const Tensor& t) {
 std::string Tensor::toString() const {
   if (!defined()) return "[ Tensor (undefined) ]";
   std::ostringstream out;
-  if (device().is_cpu() && numel() > 0) {
-    const std::vector<double> v = values_of(*this);
+  if (numel() > 0) {
+    // Another device's elements are read from a copy on the CPU.
+    const std::vector<double> v = values_of(device().is_cpu() ? *this : to(kCPU));
     if (dim() == 0) {
       out << v[0] << "\n";
     } else {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "aten/Functions.h"
+#include "aten/TypePromotion.h"
 #include "registration/library.h"
 
 namespace at {
@@ -115,82 +116,26 @@ Tensor to_other(const Tensor& self, const Tensor& other, bool non_blocking, bool
 
 // ---- result_type ----------------------------------------------------------------------
 
-// Note [result_type]
-// ~~~~~~~~~~~~~~~~~~
-// PyTorch's type promotion keeps three running dtypes: of tensors with
-// dimensions, of 0-dim tensors, and of wrapped numbers (Scalars, whose
-// floating values count as the default dtype, Float). A lower tier only
-// matters when it brings a higher category (bool < integral < floating):
-// then the two are promoted together.
-struct ResultTypeState {
-  ScalarType dim = ScalarType::Undefined;
-  ScalarType zero = ScalarType::Undefined;
-  ScalarType wrapped = ScalarType::Undefined;
-};
-
-ScalarType promote_skip_undefined(ScalarType a, ScalarType b) {
-  if (a == ScalarType::Undefined) return b;
-  if (b == ScalarType::Undefined) return a;
-  return c10::promoteTypes(a, b);
-}
-
-ScalarType wrapped_type(ScalarType t) {
-  return c10::isFloatingType(t) ? ScalarType::Float : t;
-}
-
-void update(ResultTypeState* state, const Tensor& t) {
-  if (!t.defined()) return;
-  if (t.unsafeGetTensorImpl()->is_wrapped_number()) {
-    state->wrapped = promote_skip_undefined(state->wrapped, wrapped_type(t.scalar_type()));
-  } else if (t.dim() == 0) {
-    state->zero = promote_skip_undefined(state->zero, t.scalar_type());
-  } else {
-    state->dim = promote_skip_undefined(state->dim, t.scalar_type());
-  }
-}
-
-void update(ResultTypeState* state, const Scalar& s) {
-  const ScalarType t = s.isBoolean()          ? ScalarType::Bool
-                       : s.isIntegral(false) ? ScalarType::Long
-                                             : ScalarType::Float;
-  state->wrapped = promote_skip_undefined(state->wrapped, t);
-}
-
-ScalarType combine_categories(ScalarType higher, ScalarType lower) {
-  if (c10::isFloatingType(higher)) return higher;
-  if (higher == ScalarType::Bool || c10::isFloatingType(lower)) {
-    return promote_skip_undefined(higher, lower);
-  }
-  return higher != ScalarType::Undefined ? higher : lower;
-}
-
-ScalarType result_of(const ResultTypeState& s) {
-  return combine_categories(s.dim, combine_categories(s.zero, s.wrapped));
+// The promotion itself: See Note [Type promotion] in aten/TypePromotion.cc.
+template <typename A, typename B>
+ScalarType promote_pair(const A& a, const B& b) {
+  return at::result_type(update_result_type_state(b, update_result_type_state(a, {})));
 }
 
 ScalarType result_type_tensor(const Tensor& tensor, const Tensor& other) {
-  ResultTypeState s;
-  update(&s, tensor);
-  update(&s, other);
-  return result_of(s);
+  return promote_pair(tensor, other);
 }
 
 ScalarType result_type_scalar(const Tensor& tensor, const Scalar& other) {
-  ResultTypeState s;
-  update(&s, tensor);
-  update(&s, other);
-  return result_of(s);
+  return promote_pair(tensor, other);
 }
 
 ScalarType result_type_scalar_tensor(const Scalar& scalar, const Tensor& tensor) {
-  return result_type_scalar(tensor, scalar);
+  return promote_pair(tensor, scalar);
 }
 
 ScalarType result_type_scalar_scalar(const Scalar& scalar1, const Scalar& scalar2) {
-  ResultTypeState s;
-  update(&s, scalar1);
-  update(&s, scalar2);
-  return result_of(s);
+  return promote_pair(scalar1, scalar2);
 }
 
 // ---- allclose ---------------------------------------------------------------------------

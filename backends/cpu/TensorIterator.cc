@@ -3,464 +3,11 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <utility>
 
 #include "backends/cpu/parallel.h"
-#include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
 
 namespace ember::cpu {
-
-// ---- DimVector --------------------------------------------------------------
-
-void DimVector::grow(size_t n) {
-  std::unique_ptr<int64_t[]> fresh(new int64_t[n]);
-  std::copy_n(data_, size_, fresh.get());
-  heap_ = std::move(fresh);
-  data_ = heap_.get();
-  capacity_ = n;
-}
-
-// ---- type promotion -----------------------------------------------------------
-
-namespace {
-
-c10::ScalarType promote_skip_undefined(c10::ScalarType a, c10::ScalarType b) {
-  if (a == c10::ScalarType::Undefined) return b;
-  if (b == c10::ScalarType::Undefined) return a;
-  return c10::promoteTypes(a, b);
-}
-
-// `higher` comes from a higher-priority group of operands; `lower` only
-// matters if it brings a higher category.
-c10::ScalarType combine_categories(c10::ScalarType higher, c10::ScalarType lower) {
-  if (c10::isFloatingType(higher)) return higher;
-  if (higher == c10::ScalarType::Bool || c10::isFloatingType(lower)) {
-    return promote_skip_undefined(higher, lower);
-  }
-  return higher != c10::ScalarType::Undefined ? higher : lower;
-}
-
-}  // namespace
-
-// Note [Type promotion]
-// ~~~~~~~~~~~~~~~~~~~~~
-// As torch.result_type: operands fall in three priority groups — tensors
-// with at least one dimension, 0-dim tensors, wrapped numbers (0-dim tensors
-// made from a Scalar, whose floating dtype counts as the default dtype,
-// Float) — and each group's dtypes are promoted together. A lower group then
-// changes the result only if its category (bool < integral < floating) is
-// higher: int32 tensor + 0-dim int64 tensor is int32, int32 tensor + 0-dim
-// float64 tensor is float64, float32 tensor + 0-dim float64 tensor is
-// float32, float16 tensor + 2.5 is float16, bool tensor + 2 is int64.
-c10::ScalarType result_type(c10::ArrayRef<const at::Tensor*> tensors) {
-  // Fast path: one dtype and no wrapped numbers promote to that dtype.
-  if (!tensors.empty() && tensors[0]->defined()) {
-    const c10::ScalarType first = tensors[0]->scalar_type();
-    bool uniform = true;
-    for (const at::Tensor* t : tensors) {
-      const c10::TensorImpl* impl = t->unsafeGetTensorImpl();
-      uniform = uniform && impl != nullptr && impl->scalar_type() == first &&
-                !impl->is_wrapped_number();
-    }
-    if (uniform) return first;
-  }
-  c10::ScalarType dim_result = c10::ScalarType::Undefined;
-  c10::ScalarType zero_dim_result = c10::ScalarType::Undefined;
-  c10::ScalarType wrapped_result = c10::ScalarType::Undefined;
-  for (const at::Tensor* t : tensors) {
-    if (!t->defined()) continue;
-    c10::ScalarType current = t->scalar_type();
-    if (t->unsafeGetTensorImpl()->is_wrapped_number()) {
-      if (c10::isFloatingType(current)) current = c10::kFloat;
-      wrapped_result = promote_skip_undefined(wrapped_result, current);
-    } else if (t->dim() > 0) {
-      dim_result = promote_skip_undefined(dim_result, current);
-    } else {
-      zero_dim_result = promote_skip_undefined(zero_dim_result, current);
-    }
-  }
-  return combine_categories(dim_result,
-                            combine_categories(zero_dim_result, wrapped_result));
-}
-
-bool can_cast(c10::ScalarType from, c10::ScalarType to) {
-  if (c10::isFloatingType(from) && c10::isIntegralType(to, /*includeBool=*/false)) {
-    return false;
-  }
-  return from == c10::ScalarType::Bool || to != c10::ScalarType::Bool;
-}
-
-// ---- construction -----------------------------------------------------------
-
-namespace {
-
-// Whether some elements of `t` share an address: a dimension of size > 1
-// with stride 0 (an expanded tensor). Other overlaps are too costly to find
-// and are not looked for, as in PyTorch.
-bool has_internal_overlap(const at::Tensor& t) {
-  if (t.is_contiguous()) return false;
-  for (int64_t d = 0; d < t.dim(); ++d) {
-    if (t.stride(d) == 0 && t.size(d) > 1) return true;
-  }
-  return false;
-}
-
-// The bytes [first, last] that `t`'s elements occupy; t.numel() > 0.
-std::pair<const char*, const char*> byte_range(const at::Tensor& t) {
-  int64_t last = 0;
-  for (int64_t d = 0; d < t.dim(); ++d) last += (t.size(d) - 1) * t.stride(d);
-  const char* begin = static_cast<const char*>(t.data_ptr());
-  return {begin, begin + (last + 1) * static_cast<int64_t>(t.itemsize()) - 1};
-}
-
-// Whether writing `out` element by element may change what `in` still has
-// to read: they share memory, and not as the same elements in the same order.
-bool needs_copy_before_write(const at::Tensor& in, const at::Tensor& out) {
-  const c10::TensorImpl* a = in.unsafeGetTensorImpl();
-  const c10::TensorImpl* b = out.unsafeGetTensorImpl();
-  if (a->storage().unsafeGetStorageImpl() != b->storage().unsafeGetStorageImpl() ||
-      a->numel() == 0 || b->numel() == 0) {
-    return false;
-  }
-  if (in.data_ptr() == out.data_ptr() && in.dtype() == out.dtype() &&
-      in.sizes() == out.sizes() && in.strides() == out.strides()) {
-    return false;  // the same elements: each is read before it is written
-  }
-  const auto read = byte_range(in);
-  const auto written = byte_range(out);
-  return read.first <= written.second && written.first <= read.second;
-}
-
-}  // namespace
-
-TensorIterator::TensorIterator(const TensorIteratorConfig& config)
-    : op_name_(config.op_name_) {
-  check_and_collect(config);
-  compute_shape(config);
-  compute_types(config);
-  prepare_outputs(config);
-  prepare_inputs();
-  if (!all_contiguous_full_shape()) {
-    compute_strides();
-    reorder_dimensions();
-    coalesce_dimensions();
-  }
-}
-
-// The common case of same-shape contiguous operands is one run of elements;
-// deciding that directly saves most of the layout work on small tensors.
-bool TensorIterator::all_contiguous_full_shape() {
-  for (size_t k = 0; k < num_operands_; ++k) {
-    if (data_[k] != nullptr) return false;  // a scalar buffer
-    const c10::TensorImpl* t = tensors_[k]->unsafeGetTensorImpl();
-    if (!t->is_contiguous() || t->sizes() != shape_.ref()) return false;
-  }
-  numel_ = 1;
-  for (size_t d = 0; d < shape_.size(); ++d) numel_ *= shape_[d];
-  sizes_.resize(1);
-  sizes_[0] = numel_;
-  for (size_t k = 0; k < num_operands_; ++k) {
-    const c10::TensorImpl* t = tensors_[k]->unsafeGetTensorImpl();
-    data_[k] = static_cast<char*>(t->data());
-    strides_[k].resize(1);
-    strides_[k][0] = static_cast<int64_t>(t->itemsize());
-  }
-  return true;
-}
-
-TensorIterator::~TensorIterator() = default;
-
-void TensorIterator::check_and_collect(const TensorIteratorConfig& config) {
-  num_outputs_ = config.num_outputs_;
-  num_operands_ = config.num_outputs_ + config.num_inputs_;
-  TORCH_INTERNAL_ASSERT(num_outputs_ > 0, op_name_, ": no output");
-  for (size_t k = 0; k < num_operands_; ++k) {
-    const at::Tensor* t = config.tensors_[k];
-    tensors_[k] = t;
-    const bool is_output = k < num_outputs_;
-    if (is_output) results_[k] = t;
-    if (!t->defined()) {
-      TORCH_CHECK(is_output, op_name_, ": input ", k - num_outputs_,
-                  " is an undefined tensor; pass a tensor that holds data.");
-      continue;
-    }
-    TORCH_CHECK(t->unsafeGetTensorImpl()->is_cpu(), op_name_, ": expected all "
-                "tensors on the CPU, but ", is_output ? "output " : "input ",
-                is_output ? k : k - num_outputs_, " is on ", t->device(),
-                ". Move it to the CPU first (tensor.cpu()).");
-  }
-}
-
-void TensorIterator::compute_shape(const TensorIteratorConfig& config) {
-  if (config.has_static_shape_) {
-    shape_.assign(config.static_shape_);
-    for (size_t k = num_outputs_; k < num_operands_; ++k) {
-      const c10::IntArrayRef in = tensors_[k]->sizes();
-      bool ok = in.size() <= shape_.size();
-      for (size_t i = 0; ok && i < in.size(); ++i) {
-        const int64_t want = shape_[shape_.size() - 1 - i];
-        const int64_t have = in[in.size() - 1 - i];
-        ok = have == want || have == 1;
-      }
-      TORCH_CHECK(ok, op_name_, ": an input of shape ", in,
-                  " cannot be broadcast to the shape ", shape_.ref(),
-                  "; the trailing dimensions must match or be 1.");
-    }
-    return;
-  }
-  if (num_operands_ == num_outputs_) {  // no inputs (fill_): the output's shape
-    TORCH_INTERNAL_ASSERT(results_[0]->defined(), op_name_, ": no shape");
-    shape_.assign(results_[0]->sizes());
-    return;
-  }
-  shape_.assign(tensors_[num_outputs_]->sizes());
-  for (size_t k = num_outputs_ + 1; k < num_operands_; ++k) {
-    const c10::IntArrayRef other = tensors_[k]->sizes();
-    if (other == shape_.ref()) continue;
-    const size_t nd = std::max(shape_.size(), other.size());
-    DimVector merged;
-    merged.resize(nd);
-    for (size_t i = 0; i < nd; ++i) {
-      const int64_t a = i < shape_.size() ? shape_[shape_.size() - 1 - i] : 1;
-      const int64_t b = i < other.size() ? other[other.size() - 1 - i] : 1;
-      TORCH_CHECK(a == b || a == 1 || b == 1, op_name_, ": shapes ", shape_.ref(),
-                  " and ", other, " cannot be broadcast together; the trailing "
-                  "dimensions must match or be 1.");
-      merged[nd - 1 - i] = a == 1 ? b : a;
-    }
-    shape_.assign(merged.ref());
-  }
-}
-
-void TensorIterator::compute_types(const TensorIteratorConfig& config) {
-  const bool has_inputs = num_operands_ > num_outputs_;
-  auto keeps_dtype = [&](size_t k) {
-    return ((config.keep_dtype_mask_ >> (k - num_outputs_)) & 1u) != 0;
-  };
-  if (config.promote_inputs_ && has_inputs && config.keep_dtype_mask_ != 0) {
-    const at::Tensor* promoted[kMaxOperands];
-    size_t count = 0;
-    for (size_t k = num_outputs_; k < num_operands_; ++k) {
-      if (!keeps_dtype(k)) promoted[count++] = tensors_[k];
-    }
-    common_dtype_ = result_type(c10::ArrayRef<const at::Tensor*>(promoted, count));
-    if (config.int_to_float_ && c10::isIntegralType(common_dtype_, true)) {
-      common_dtype_ = c10::kFloat;
-    }
-  } else if (config.promote_inputs_ && has_inputs) {
-    common_dtype_ = result_type(c10::ArrayRef<const at::Tensor*>(
-        tensors_ + num_outputs_, num_operands_ - num_outputs_));
-    if (config.int_to_float_ && c10::isIntegralType(common_dtype_, true)) {
-      common_dtype_ = c10::kFloat;
-    }
-  } else if (has_inputs) {
-    common_dtype_ = tensors_[num_outputs_]->scalar_type();
-  } else {
-    TORCH_INTERNAL_ASSERT(results_[0]->defined(), op_name_, ": no dtype");
-    common_dtype_ = results_[0]->scalar_type();
-  }
-  for (size_t k = num_outputs_; k < num_operands_; ++k) {
-    dtypes_[k] = config.promote_inputs_ && !keeps_dtype(k) ? common_dtype_
-                                                           : tensors_[k]->scalar_type();
-  }
-  for (size_t i = 0; i < num_outputs_; ++i) {
-    if (config.static_dtype_) {
-      dtypes_[i] = *config.static_dtype_;
-    } else if (config.promote_inputs_ || !results_[i]->defined()) {
-      dtypes_[i] = common_dtype_;
-    } else {
-      dtypes_[i] = results_[i]->scalar_type();
-    }
-  }
-}
-
-void TensorIterator::prepare_outputs(const TensorIteratorConfig& config) {
-  for (size_t i = 0; i < num_outputs_; ++i) {
-    const at::Tensor& out = *results_[i];
-    if (!out.defined()) {
-      owned_[i] = empty_cpu(shape_.ref(), dtypes_[i], op_name_);
-      tensors_[i] = results_[i] = &owned_[i];
-      continue;
-    }
-    if (out.sizes() != shape_.ref()) {
-      bool is_input = false;
-      for (size_t k = num_outputs_; k < num_operands_; ++k) {
-        is_input = is_input || out.is_same(*tensors_[k]);
-      }
-      TORCH_CHECK(config.resize_outputs_ && !is_input, op_name_,
-                  ": the output has shape ", out.sizes(), " but the inputs "
-                  "broadcast to shape ", shape_.ref(), ", and an output that is "
-                  "also an input cannot be resized. Make the inputs broadcast "
-                  "to the output's shape, or use the out-of-place op.");
-      resize_output(out, shape_.ref(), op_name_);
-    }
-    TORCH_CHECK(!config.check_mem_overlap_ || !has_internal_overlap(out),
-                op_name_, ": unsupported operation: more than one element of "
-                "the written-to tensor refers to a single memory location. "
-                "Please clone() the tensor before performing the operation.");
-    if (out.scalar_type() == dtypes_[i]) continue;
-    // Compute in dtypes_[i], then copy (converting) into `out` after the loop.
-    TORCH_CHECK(can_cast(dtypes_[i], out.scalar_type()), op_name_,
-                ": result type ", dtypes_[i], " can't be cast to the desired "
-                "output type ", out.scalar_type(), ". Pass an output of dtype ",
-                dtypes_[i], ", or convert the inputs first.");
-    owned_[i] = empty_cpu(shape_.ref(), dtypes_[i], op_name_);
-    tensors_[i] = &owned_[i];
-  }
-}
-
-void TensorIterator::prepare_inputs() {
-  for (size_t k = num_outputs_; k < num_operands_; ++k) {
-    const at::Tensor& in = *tensors_[k];
-    bool overlaps = false;
-    for (size_t i = 0; i < num_outputs_; ++i) {
-      overlaps = overlaps || needs_copy_before_write(in, *tensors_[i]);
-    }
-    if (in.scalar_type() == dtypes_[k] && !overlaps) continue;
-    if (in.numel() == 1) {
-      // A single element (e.g. a wrapped number): convert it into a buffer
-      // of the iterator, read with stride 0, instead of a new tensor.
-      cast_element(scalar_buffers_[k], dtypes_[k], in.data_ptr(), in.scalar_type());
-      data_[k] = scalar_buffers_[k];
-      continue;
-    }
-    owned_[k] = empty_cpu(in.sizes(), dtypes_[k], op_name_);
-    copy_into(owned_[k], in);
-    tensors_[k] = &owned_[k];
-  }
-}
-
-// ---- iteration layout ---------------------------------------------------------
-
-void TensorIterator::compute_strides() {
-  const size_t nd = shape_.size();
-  numel_ = 1;
-  for (size_t d = 0; d < nd; ++d) numel_ *= shape_[d];
-  if (nd == 0) {  // 0-dim: one element; unit strides take kernels' fast path
-    sizes_.assign({1});
-    for (size_t k = 0; k < num_operands_; ++k) {
-      if (data_[k] == nullptr) data_[k] = static_cast<char*>(tensors_[k]->data_ptr());
-      strides_[k].assign({static_cast<int64_t>(c10::elementSize(dtypes_[k]))});
-    }
-    return;
-  }
-  // Dimensions are stored innermost first: index 0 is the last dimension.
-  sizes_.resize(nd);
-  for (size_t d = 0; d < nd; ++d) sizes_[d] = shape_[nd - 1 - d];
-  for (size_t k = 0; k < num_operands_; ++k) {
-    DimVector& strides = strides_[k];
-    strides.resize(nd);
-    if (data_[k] != nullptr) {  // a scalar buffer: stride 0 throughout
-      for (size_t d = 0; d < nd; ++d) strides[d] = 0;
-      continue;
-    }
-    const c10::TensorImpl* t = tensors_[k]->unsafeGetTensorImpl();
-    data_[k] = static_cast<char*>(t->data());
-    const auto itemsize = static_cast<int64_t>(t->itemsize());
-    const int64_t* tsizes = t->sizes().data();
-    const int64_t* tstrides = t->strides().data();
-    const size_t tdim = static_cast<size_t>(t->dim());
-    for (size_t d = 0; d < nd; ++d) {
-      if (d >= tdim) {
-        strides[d] = 0;  // a leading dimension the tensor lacks
-        continue;
-      }
-      // A dimension the tensor is broadcast along is read with stride 0.
-      const size_t td = tdim - 1 - d;
-      strides[d] = tsizes[td] == 1 && sizes_[d] != 1 ? 0 : tstrides[td] * itemsize;
-    }
-  }
-}
-
-// Orders the dimensions so that the innermost has the smallest strides,
-// judged by the outputs first: an in-place op on a transposed tensor then
-// walks its memory in order. An insertion sort, stable for ties.
-void TensorIterator::reorder_dimensions() {
-  const size_t nd = sizes_.size();
-  if (nd <= 1) return;
-  // > 0 if dimension d1 should be inside d0, < 0 if outside, 0 if no operand
-  // can tell (stride 0 or equal strides everywhere).
-  auto compare = [&](size_t d0, size_t d1) {
-    for (size_t k = 0; k < num_operands_; ++k) {
-      const int64_t s0 = strides_[k][d0];
-      const int64_t s1 = strides_[k][d1];
-      if (s0 == 0 || s1 == 0 || s0 == s1) continue;
-      return s0 < s1 ? -1 : 1;
-    }
-    return 0;
-  };
-  DimVector perm;
-  perm.resize(nd);
-  for (size_t d = 0; d < nd; ++d) perm[d] = static_cast<int64_t>(d);
-  bool changed = false;
-  for (size_t i = 1; i < nd; ++i) {
-    size_t d1 = i;
-    for (size_t d0 = i; d0-- > 0;) {
-      const int c = compare(static_cast<size_t>(perm[d0]), static_cast<size_t>(perm[d1]));
-      if (c > 0) {
-        std::swap(perm[d0], perm[d1]);
-        d1 = d0;
-        changed = true;
-      } else if (c < 0) {
-        break;
-      }
-    }
-  }
-  if (!changed) return;
-  DimVector tmp;
-  tmp.resize(nd);
-  auto apply = [&](DimVector& v) {
-    for (size_t d = 0; d < nd; ++d) tmp[d] = v[static_cast<size_t>(perm[d])];
-    for (size_t d = 0; d < nd; ++d) v[d] = tmp[d];
-  };
-  apply(sizes_);
-  for (size_t k = 0; k < num_operands_; ++k) apply(strides_[k]);
-}
-
-// Merges neighbouring dimensions that every operand steps through as one
-// (stride of the outer = stride * size of the inner), and drops size-1 ones,
-// so that a contiguous tensor of any shape is one run of elements.
-void TensorIterator::coalesce_dimensions() {
-  const size_t nd = sizes_.size();
-  if (nd <= 1) return;
-  auto can_merge = [&](size_t inner, size_t outer) {
-    if (sizes_[inner] == 1 || sizes_[outer] == 1) return true;
-    for (size_t k = 0; k < num_operands_; ++k) {
-      if (strides_[k][inner] * sizes_[inner] != strides_[k][outer]) return false;
-    }
-    return true;
-  };
-  size_t prev = 0;
-  for (size_t d = 1; d < nd; ++d) {
-    if (can_merge(prev, d)) {
-      if (sizes_[prev] == 1) {
-        for (size_t k = 0; k < num_operands_; ++k) strides_[k][prev] = strides_[k][d];
-      }
-      sizes_[prev] *= sizes_[d];
-    } else {
-      ++prev;
-      if (prev != d) {
-        sizes_[prev] = sizes_[d];
-        for (size_t k = 0; k < num_operands_; ++k) strides_[k][prev] = strides_[k][d];
-      }
-    }
-  }
-  sizes_.resize(prev + 1);
-  for (size_t k = 0; k < num_operands_; ++k) strides_[k].resize(prev + 1);
-}
-
-bool TensorIterator::is_contiguous() const {
-  if (sizes_.size() != 1) return false;
-  for (size_t k = 0; k < num_operands_; ++k) {
-    if (strides_[k][0] != static_cast<int64_t>(c10::elementSize(dtypes_[k]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
-// ---- the loop -------------------------------------------------------------------
 
 // Note [Intra-op parallelism]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -476,37 +23,34 @@ constexpr int64_t kParallelGrain = 32768;
 }  // namespace
 
 void TensorIterator::run(LoopFn* fn, void* ctx) {
-  TORCH_INTERNAL_ASSERT(!ran_, op_name_, ": for_each called twice");
-  ran_ = true;
-  if (numel_ > 0) {
-    const int threads =
-        numel_ >= kParallelGrain ? num_threads() : 1;
+  begin_run();
+  const int64_t total = numel();
+  if (total > 0) {
+    const int threads = total >= kParallelGrain ? num_threads() : 1;
     if (threads > 1 && !omp_in_parallel()) {
-      const int64_t numel = numel_;
 #pragma omp parallel for num_threads(threads) schedule(static, 1)
       for (int t = 0; t < threads; ++t) {
-        serial_for_each(fn, ctx, numel * t / threads, numel * (t + 1) / threads);
+        serial_for_each(fn, ctx, total * t / threads, total * (t + 1) / threads);
       }
     } else {
-      serial_for_each(fn, ctx, 0, numel_);
+      serial_for_each(fn, ctx, 0, total);
     }
   }
-  for (size_t i = 0; i < num_outputs_; ++i) {
-    if (tensors_[i] != results_[i]) copy_into(*results_[i], *tensors_[i]);
-  }
+  finish_run();
 }
 
 void TensorIterator::serial_for_each(LoopFn* fn, void* ctx, int64_t begin,
                                      int64_t end) const {
   if (begin >= end) return;
-  const size_t nd = sizes_.size();
-  const size_t nops = num_operands_;
+  const c10::IntArrayRef sizes = this->sizes();
+  const size_t nd = sizes.size();
+  const size_t nops = num_operands();
   char* ptrs[kMaxOperands];
   int64_t inner[kMaxOperands];
   if (nd == 1) {
     for (size_t k = 0; k < nops; ++k) {
-      inner[k] = strides_[k][0];
-      ptrs[k] = data_[k] + begin * inner[k];
+      inner[k] = strides(k)[0];
+      ptrs[k] = data(k) + begin * inner[k];
     }
     fn(ctx, ptrs, inner, end - begin);
     return;
@@ -518,24 +62,24 @@ void TensorIterator::serial_for_each(LoopFn* fn, void* ctx, int64_t begin,
   int64_t offsets[kMaxOperands] = {};
   int64_t rest = begin;
   for (size_t d = 0; d < nd; ++d) {
-    index[d] = rest % sizes_[d];
-    rest /= sizes_[d];
-    for (size_t k = 0; k < nops; ++k) offsets[k] += index[d] * strides_[k][d];
+    index[d] = rest % sizes[d];
+    rest /= sizes[d];
+    for (size_t k = 0; k < nops; ++k) offsets[k] += index[d] * strides(k)[d];
   }
-  for (size_t k = 0; k < nops; ++k) inner[k] = strides_[k][0];
+  for (size_t k = 0; k < nops; ++k) inner[k] = strides(k)[0];
   while (true) {
-    const int64_t n = std::min(sizes_[0] - index[0], end - begin);
-    for (size_t k = 0; k < nops; ++k) ptrs[k] = data_[k] + offsets[k];
+    const int64_t n = std::min(sizes[0] - index[0], end - begin);
+    for (size_t k = 0; k < nops; ++k) ptrs[k] = data(k) + offsets[k];
     fn(ctx, ptrs, inner, n);
     begin += n;
     if (begin >= end) return;
     index[0] += n;
     for (size_t k = 0; k < nops; ++k) offsets[k] += n * inner[k];
-    for (size_t d = 0; index[d] == sizes_[d] && d + 1 < nd; ++d) {
+    for (size_t d = 0; index[d] == sizes[d] && d + 1 < nd; ++d) {
       index[d] = 0;
       ++index[d + 1];
       for (size_t k = 0; k < nops; ++k) {
-        offsets[k] += strides_[k][d + 1] - sizes_[d] * strides_[k][d];
+        offsets[k] += strides(k)[d + 1] - sizes[d] * strides(k)[d];
       }
     }
   }

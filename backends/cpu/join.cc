@@ -35,7 +35,7 @@ CatPlan plan_cat(at::TensorList tensors, int64_t dim, const char* op) {
     all.push_back(&tensors[i]);
   }
   CatPlan plan;
-  plan.dtype = result_type(c10::ArrayRef<const at::Tensor*>(all));
+  plan.dtype = at::result_type(c10::ArrayRef<const at::Tensor*>(all));
   const at::Tensor* first = nullptr;
   size_t first_i = 0;
   for (size_t i = 0; i < tensors.size(); ++i) {
@@ -99,7 +99,7 @@ at::Tensor& cat_out(at::TensorList tensors, int64_t dim, at::Tensor& out) {
   const char* op = "torch.cat()";
   const CatPlan plan = plan_cat(tensors, dim, op);
   TORCH_CHECK(out.defined(), op, ": the out= tensor is undefined; pass a tensor.");
-  TORCH_CHECK(can_cast(plan.dtype, out.scalar_type()), op, ": input types can't be "
+  TORCH_CHECK(at::can_cast(plan.dtype, out.scalar_type()), op, ": input types can't be "
               "cast to the desired output type ", out.scalar_type(), " (the inputs "
               "promote to ", plan.dtype, ").");
   for (const at::Tensor& t : tensors) {

@@ -73,12 +73,7 @@ bool is_plain_memcpy(const at::Tensor& self, const at::Tensor& src) {
 
 void cast_element(void* dst, c10::ScalarType dst_type, const void* src,
                   c10::ScalarType src_type) {
-  EMBER_DISPATCH_ALL_TYPES(dst_type, "cast", [&] {
-    using dst_t = scalar_t;
-    EMBER_DISPATCH_ALL_TYPES(src_type, "cast", [&] {
-      *static_cast<dst_t*>(dst) = convert<dst_t>(*static_cast<const scalar_t*>(src));
-    });
-  });
+  at::cast_scalar(dst, dst_type, src, src_type);
 }
 
 void copy_into(const at::Tensor& self, const at::Tensor& src) {
@@ -145,9 +140,29 @@ at::Tensor& fill_(at::Tensor& self, const c10::Scalar& value) {
   return self;
 }
 
+// _local_scalar_dense: the one element of a CPU tensor as a Scalar (what
+// Tensor::item() dispatches to).
+c10::Scalar local_scalar_dense(const at::Tensor& self) {
+  TORCH_CHECK(self.numel() == 1, "_local_scalar_dense: a Tensor with ", self.numel(),
+              " elements cannot be converted to Scalar; index it down to one "
+              "element first.");
+  const void* p = self.data_ptr();
+  switch (self.scalar_type()) {
+#define EMBER_READ_(cpp, name) \
+  case c10::ScalarType::name:  \
+    return c10::Scalar(*static_cast<const cpp*>(p));
+    C10_FORALL_SCALAR_TYPES(EMBER_READ_)
+#undef EMBER_READ_
+    default:
+      break;
+  }
+  TORCH_CHECK(false, "_local_scalar_dense: unsupported dtype ", self.scalar_type(), ".");
+}
+
 }  // namespace ember::cpu
 
 TORCH_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("copy_", TORCH_FN(ember::cpu::copy_));
+  m.impl("_local_scalar_dense", TORCH_FN(ember::cpu::local_scalar_dense));
   m.impl("fill_.Scalar", TORCH_FN(ember::cpu::fill_));
 }

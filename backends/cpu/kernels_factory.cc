@@ -109,33 +109,38 @@ at::Tensor empty_strided_cpu(c10::IntArrayRef sizes, c10::IntArrayRef strides,
   return t;
 }
 
-bool resize_output(const at::Tensor& out, c10::IntArrayRef shape, const char* op) {
-  if (out.sizes() == shape) return false;
-  check_sizes(shape, op);
-  if (out.numel() != 0) {
-    TORCH_WARN(op, ": an output with one or more elements was resized since "
-               "it had shape ", out.sizes(), ", which does not match the "
-               "required output shape ", shape, ". This is deprecated, as in "
-               "PyTorch; to reuse an output, pass one of the right shape or "
-               "resize it to zero elements first.");
-  }
-  resize_contiguous(out, shape, op);
-  return true;
-}
+// ---- resize_ ----------------------------------------------------------------------
 
-void resize_contiguous(const at::Tensor& out, c10::IntArrayRef shape, const char* op) {
-  if (out.sizes() == shape) return;
-  check_sizes(shape, op);
-  c10::TensorImpl* impl = out.unsafeGetTensorImpl();
+// Note [resize_ on the CPU]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// As PyTorch's resize_: a tensor that already has `size` keeps its strides
+// unless a memory format is given; otherwise it gets the strides of the
+// format (contiguous by default, NHWC for ChannelsLast) and its storage
+// grows, keeping its bytes, when the new extent plus the storage offset
+// needs more. A storage over memory Ember does not own cannot grow.
+// Elements are not initialized. The aten helpers (at::native::resize_output
+// and resize_out, aten/Resize.h) check and warn before they dispatch here.
+at::Tensor& resize_(at::Tensor& self, c10::IntArrayRef size,
+                    std::optional<c10::MemoryFormat> memory_format) {
+  check_sizes(size, "resize_");
+  const c10::MemoryFormat format = memory_format.value_or(c10::MemoryFormat::Contiguous);
+  TORCH_CHECK(format != c10::MemoryFormat::Preserve, "resize_: memory format "
+              "Preserve is not supported (there is no layout to keep when the "
+              "shape changes). Pass Contiguous or ChannelsLast.");
+  TORCH_CHECK(format != c10::MemoryFormat::ChannelsLast || size.size() == 4,
+              "resize_: memory format ChannelsLast needs 4 sizes (N, C, H, W), "
+              "but got ", size, ". Pass 4 sizes or use Contiguous.");
+  if (self.sizes() == size && !memory_format.has_value()) return self;
+  c10::TensorImpl* impl = self.unsafeGetTensorImpl();
   const size_t needed =
-      contiguous_nbytes(shape, out.scalar_type(), op) +
-      static_cast<size_t>(out.storage_offset()) * out.itemsize();
+      contiguous_nbytes(size, self.scalar_type(), "resize_") +
+      static_cast<size_t>(self.storage_offset()) * self.itemsize();
   const c10::Storage& storage = impl->storage();
   if (storage.nbytes() < needed) {
-    TORCH_CHECK(storage.resizable(), op, ": the output needs ", needed,
-                " bytes to be resized to ", shape, " but its storage holds ",
+    TORCH_CHECK(storage.resizable(), "resize_: the tensor needs ", needed,
+                " bytes to be resized to ", size, " but its storage holds ",
                 storage.nbytes(), " and is not resizable (it wraps memory "
-                "Ember does not own). Pass an output of shape ", shape, ".");
+                "Ember does not own). Resize a tensor Ember allocated.");
     c10::Allocator* allocator =
         storage.allocator() != nullptr ? storage.allocator() : c10::GetCPUAllocator();
     c10::DataPtr fresh = allocator->allocate(needed);
@@ -145,7 +150,16 @@ void resize_contiguous(const at::Tensor& out, c10::IntArrayRef shape, const char
     storage.set_data_ptr_noswap(std::move(fresh));
     storage.set_nbytes(needed);
   }
-  impl->set_sizes_contiguous(shape);
+  if (format == c10::MemoryFormat::ChannelsLast) {
+    const int64_t c = std::max<int64_t>(size[1], 1);
+    const int64_t w = std::max<int64_t>(size[3], 1);
+    const int64_t h = std::max<int64_t>(size[2], 1);
+    const int64_t strides[4] = {h * w * c, 1, w * c, c};
+    impl->set_sizes_and_strides(size, strides, self.storage_offset());
+  } else {
+    impl->set_sizes_contiguous(size);
+  }
+  return self;
 }
 
 // ---- registered kernels ---------------------------------------------------------
@@ -343,6 +357,7 @@ at::Tensor& empty_out(c10::IntArrayRef size, std::optional<c10::MemoryFormat> me
 TORCH_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("empty.memory_format", TORCH_FN(ember::cpu::empty));
   m.impl("empty_strided", TORCH_FN(ember::cpu::empty_strided));
+  m.impl("resize_", TORCH_FN(ember::cpu::resize_));
   m.impl("arange.start_out", TORCH_FN(ember::cpu::arange_out));
   m.impl("linspace.out", TORCH_FN(ember::cpu::linspace_out));
   m.impl("eye.out", TORCH_FN(ember::cpu::eye_out));

@@ -41,7 +41,7 @@ at::Tensor& write_exact(at::Tensor& out, const at::Tensor& result, const char* o
 at::Tensor& write_castable(at::Tensor& out, const at::Tensor& result, const char* op,
                            const char* name) {
   check_out_defined(out, op, name);
-  TORCH_CHECK(can_cast(result.scalar_type(), out.scalar_type()), op, ": result type ",
+  TORCH_CHECK(at::can_cast(result.scalar_type(), out.scalar_type()), op, ": result type ",
               result.scalar_type(), " can't be cast to the desired output type ",
               out.scalar_type(), ". Pass a `", name, "` of dtype ", result.scalar_type(),
               ", or convert the inputs first.");

@@ -2,13 +2,14 @@
 // inside the CPU plugin (the registered kernels are in kernels.h).
 //
 //   at::Tensor t = ember::cpu::empty_cpu({2, 3}, c10::kFloat);
-//   ember::cpu::resize_output(out, {2, 3}, "add");   // as PyTorch's
+//   ember::cpu::resize_output(out, {2, 3}, "add");   // at::native::resize_output
 //
 // Internal to the plugin: other code gets tensors through at::empty.
 #pragma once
 
 #include <cstdint>
 
+#include "aten/Resize.h"
 #include "aten/Tensor.h"
 #include "c10/core/ScalarType.h"
 #include "c10/util/ArrayRef.h"
@@ -33,21 +34,25 @@ at::Tensor empty_strided_cpu(c10::IntArrayRef sizes, c10::IntArrayRef strides,
 
 // ember::cpu::resize_output
 //
-// PyTorch's resize_output: nothing if `out` already has `shape`; otherwise
-// resizes it to `shape` with contiguous strides, growing its storage if
-// needed, and warns if it had elements (reusing a non-empty output of
-// another shape is deprecated in PyTorch). Returns whether it resized.
-bool resize_output(const at::Tensor& out, c10::IntArrayRef shape,
-                   const char* op);
+// at::native::resize_output (aten/Resize.h): nothing if `out` already has
+// `shape`; otherwise resizes it to `shape` with contiguous strides through
+// the dispatcher's resize_, and warns if it had elements (reusing a
+// non-empty output of another shape is deprecated in PyTorch). Returns
+// whether it resized.
+inline bool resize_output(const at::Tensor& out, c10::IntArrayRef shape,
+                          const char* op) {
+  return at::native::resize_output(out, shape, op);
+}
 
 // ember::cpu::resize_contiguous
 //
-// Tensor::resize_ for an out= argument: nothing if `out` already has
-// `shape`; otherwise contiguous strides for `shape`, its storage grown if
-// needed (refused, naming `op`, when the storage is not resizable). No
-// warning: the factories' out= forms (zeros.out, full.out, ...) resize as
-// PyTorch's do, with resize_.
-void resize_contiguous(const at::Tensor& out, c10::IntArrayRef shape, const char* op);
+// at::native::resize_out: Tensor::resize_ for an out= argument, without a
+// warning (the factories' out= forms: zeros.out, full.out, ...); refused,
+// naming `op`, when the storage is not resizable.
+inline void resize_contiguous(const at::Tensor& out, c10::IntArrayRef shape,
+                              const char* op) {
+  at::native::resize_out(out, shape, op);
+}
 
 // ember::cpu::copy_into
 //

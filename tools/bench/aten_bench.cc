@@ -30,6 +30,37 @@ void BM_AtAddOut1Element(benchmark::State& state) {
 }
 BENCHMARK(BM_AtAddOut1Element);
 
+// The same tiny ops where the small-tensor fast path does not apply (Int
+// operands, or shapes that broadcast): the cost of building a
+// TensorIterator, with and without allocating the output.
+void BM_AtAddInt1Element(benchmark::State& state) {
+  at::Tensor a = at::ones({1}, at::kInt), b = at::ones({1}, at::kInt);
+  for (auto _ : state) {
+    at::Tensor c = at::add(a, b);
+    benchmark::DoNotOptimize(c.unsafeGetTensorImpl());
+  }
+}
+BENCHMARK(BM_AtAddInt1Element);
+
+void BM_AtAddOutInt1Element(benchmark::State& state) {
+  at::Tensor a = at::ones({1}, at::kInt), b = at::ones({1}, at::kInt);
+  at::Tensor out = at::empty({1}, at::kInt);
+  for (auto _ : state) {
+    at::add_out(out, a, b);
+    benchmark::ClobberMemory();
+  }
+}
+BENCHMARK(BM_AtAddOutInt1Element);
+
+void BM_AtAdd1ElementBroadcast(benchmark::State& state) {
+  at::Tensor a = at::ones({1}), b = at::ones({1, 1});
+  for (auto _ : state) {
+    at::Tensor c = at::add(a, b);
+    benchmark::DoNotOptimize(c.unsafeGetTensorImpl());
+  }
+}
+BENCHMARK(BM_AtAdd1ElementBroadcast);
+
 constexpr int64_t kBig = int64_t{1} << 24;  // 16M floats
 
 void setBytes(benchmark::State& state) {

@@ -30,7 +30,7 @@ TEST(TypePromotion, FollowsTorchResultType) {
       {ones({2}, c10::kHalf), ones({2}, c10::kBFloat16), c10::kFloat},
   };
   for (const Case& c : cases) {
-    EXPECT_EQ(cpu::result_type({&c.a, &c.b}), c.expected)
+    EXPECT_EQ(at::result_type({&c.a, &c.b}), c.expected)
         << c.a.dtype() << " with " << c.b.dtype();
     EXPECT_EQ(cpu::add(c.a, c.b, 1).dtype(), c.expected);
   }

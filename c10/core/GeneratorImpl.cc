@@ -2,30 +2,11 @@
 // error paths.
 #include "c10/core/GeneratorImpl.h"
 
-#include <cstdlib>
-#include <memory>
 #include <string>
 
-#if defined(__GNUC__)
-#include <cxxabi.h>
-#endif
+#include "c10/util/TypeName.h"
 
 namespace c10 {
-
-namespace {
-
-// "CountingGenerator" rather than the mangled "17CountingGenerator".
-std::string typeName(const std::type_info& type) {
-#if defined(__GNUC__)
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> name(
-      abi::__cxa_demangle(type.name(), nullptr, nullptr, &status), std::free);
-  if (status == 0 && name != nullptr) return name.get();
-#endif
-  return type.name();
-}
-
-}  // namespace
 
 GeneratorImpl::GeneratorImpl(Device device, DispatchKeySet key_set)
     : device_(device), key_set_(key_set) {}
@@ -34,28 +15,28 @@ GeneratorImpl::~GeneratorImpl() = default;
 
 c10::intrusive_ptr<GeneratorImpl> GeneratorImpl::clone() const {
   c10::intrusive_ptr<GeneratorImpl> copy = clone_impl();
-  TORCH_INTERNAL_ASSERT(copy, "GeneratorImpl::clone: ", typeName(typeid(*this)),
+  TORCH_INTERNAL_ASSERT(copy, "GeneratorImpl::clone: ", demangled_name(typeid(*this)),
                         "::clone_impl returned null");
   return copy;
 }
 
 c10::intrusive_ptr<GeneratorImpl> GeneratorImpl::clone_impl() const {
   C10_THROW_ERROR(Error, "Generator::clone: the generator ",
-                  typeName(typeid(*this)), " on device ", device(),
+                  demangled_name(typeid(*this)), " on device ", device(),
                   " cannot be cloned (it does not implement clone_impl). "
                   "Create a new generator and seed it instead.");
 }
 
 c10::intrusive_ptr<c10::TensorImpl> GeneratorImpl::get_state() const {
   C10_THROW_ERROR(Error, "Generator::get_state: the generator ",
-                  typeName(typeid(*this)), " on device ", device(),
+                  demangled_name(typeid(*this)), " on device ", device(),
                   " cannot save its state (it does not implement get_state). "
                   "Record its seed with current_seed() instead.");
 }
 
 void GeneratorImpl::set_state(const c10::TensorImpl& /*new_state*/) {
   C10_THROW_ERROR(Error, "Generator::set_state: the generator ",
-                  typeName(typeid(*this)), " on device ", device(),
+                  demangled_name(typeid(*this)), " on device ", device(),
                   " cannot restore a state (it does not implement "
                   "set_state). Seed it with set_current_seed() instead.");
 }
@@ -64,9 +45,9 @@ namespace detail {
 
 void reportGeneratorCastFailure(const GeneratorImpl& impl,
                                 const std::type_info& requested) {
-  const std::string wanted = typeName(requested);
+  const std::string wanted = demangled_name(requested);
   C10_THROW_ERROR(Error, "Generator::get: the generator is a ",
-                  typeName(typeid(impl)), " on device ", impl.device(),
+                  demangled_name(typeid(impl)), " on device ", impl.device(),
                   ", not the requested ", wanted,
                   ". Pass a generator made for this device and backend "
                   "(e.g. with at::make_generator<", wanted, ">).");

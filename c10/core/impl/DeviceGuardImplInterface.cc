@@ -5,17 +5,14 @@
 // registry] in DeviceGuardImplInterface.h.
 #include "c10/core/impl/DeviceGuardImplInterface.h"
 
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <typeinfo>
 #include <utility>
 
 #include "c10/core/impl/StaticRegistration.h"
+#include "c10/util/TypeName.h"
 
-#if defined(__GNUC__)
-#include <cxxabi.h>
-#endif
 
 namespace c10 {
 namespace impl {
@@ -26,17 +23,6 @@ std::atomic<const DeviceGuardImplInterface*>
 }  // namespace detail
 
 namespace {
-
-// "NpuGuardImpl" rather than a mangled name, for error messages.
-std::string typeName(const std::type_info& type) {
-#if defined(__GNUC__)
-  int status = 0;
-  std::unique_ptr<char, void (*)(void*)> name(
-      abi::__cxa_demangle(type.name(), nullptr, nullptr, &status), std::free);
-  if (status == 0 && name != nullptr) return name.get();
-#endif
-  return type.name();
-}
 
 std::string deviceName(DeviceType type) {
   if (!isValidDeviceType(type)) {
@@ -87,7 +73,7 @@ void DeviceGuardImplInterface::unsupported(const char* method,
                                            const char* what) const {
   const std::string name = deviceName(type());
   C10_THROW_ERROR(Error, "DeviceGuardImplInterface::", method, ": the ", name,
-                  " device runtime (", typeName(typeid(*this)),
+                  " device runtime (", demangled_name(typeid(*this)),
                   ") does not support ", what, ". Use a backend whose runtime "
                   "implements ", method, ", or avoid ", what, " on ", name,
                   ".");
@@ -173,7 +159,7 @@ DeviceGuardImplRegistration registerDeviceGuardImpl(
               "registration.");
   const DeviceType impl_type = impl->type();
   TORCH_CHECK(impl_type == type, "registerDeviceGuardImpl: ",
-              typeName(typeid(*impl)), " registered at ", where,
+              demangled_name(typeid(*impl)), " registered at ", where,
               " as the runtime for ", name, " is the runtime for ",
               deviceName(impl_type), " (its type() returns ",
               deviceName(impl_type), "). Register it for ",
@@ -186,11 +172,11 @@ DeviceGuardImplRegistration registerDeviceGuardImpl(
   TORCH_CHECK(existing == nullptr, "registerDeviceGuardImpl: a device runtime "
               "for ", name, " is already registered (", w.impl_type[slot],
               ", registered at ", w.where[slot], "); refusing a second one (",
-              typeName(typeid(*impl)), ", registered at ", where, "). Load "
+              demangled_name(typeid(*impl)), ", registered at ", where, "). Load "
               "only one backend plugin for ", name, ", or destroy the first "
               "registration's handle before registering another.");
   w.where[slot] = std::move(where);
-  w.impl_type[slot] = typeName(typeid(*impl));
+  w.impl_type[slot] = demangled_name(typeid(*impl));
   // See Note [Device runtime registry].
   detail::device_guard_impl_registry[slot].store(impl,
                                                  std::memory_order_release);

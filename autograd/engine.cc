@@ -47,7 +47,8 @@ namespace autograd {
 // thread the new task's CPU queue is the device's queue itself, so the
 // thread keeps serving its device (other tasks' Nodes included) while it
 // waits. Past the depth limit the task goes to the reentrant pool (Note
-// [Reentrant pool]) and the calling thread blocks on the future.
+// [Reentrant pool]) and the calling thread blocks until the pool thread is
+// done with it.
 
 // Note [Reentrant pool]
 // ~~~~~~~~~~~~~~~~~~~~~
@@ -65,6 +66,15 @@ namespace autograd {
 // kMaxReentrantPoolThreads * kMaxReentrantDepth deep. A task started on a
 // device thread drains that device's queue, so the pool thread running it
 // must set the same device and stream as device_thread_main does.
+//
+// The caller waits until the worker has let go of the task, not only until
+// the task's future completes: the worker holds no reference to the task
+// after that, so the task (its error, its buffers) is released on the
+// caller's thread and in an order ThreadSanitizer can see. Waiting on the
+// future alone leaves the worker holding the task for a moment; when the
+// task failed, the worker could then free the exception object after the
+// caller had read it, ordered only by libstdc++'s exception_ptr count, which
+// is not instrumented (a data race to TSan).
 
 // Note [Completing a graph task]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -109,13 +119,20 @@ struct Engine::Impl {
   std::vector<std::thread> device_threads;
 
   // The reentrant pool; see Note [Reentrant pool]. Guarded by pool_mutex.
+  // A task handed to the pool, owned by the calling thread's stack frame,
+  // which waits until `done` (the worker has let go of it).
+  struct PoolJob {
+    const std::shared_ptr<GraphTask>& task;
+    bool done = false;
+  };
   struct PoolWorker {
     std::thread thread;
-    std::shared_ptr<GraphTask> task;  // the task it runs; null while idle
+    PoolJob* job = nullptr;  // the job it runs; null while idle
   };
   std::mutex pool_mutex;
   std::condition_variable pool_work;
-  std::deque<std::shared_ptr<GraphTask>> pool_queue;
+  std::condition_variable pool_done;
+  std::deque<PoolJob*> pool_queue;
   std::deque<PoolWorker> pool_workers;  // a deque: workers keep their address
   bool pool_stopping = false;
 
@@ -337,24 +354,27 @@ struct Engine::Impl {
     if (shutdown_seen) task->cpu_ready_queue_->push_shutdown_task();
   }
 
-  // Hands `task` to a pool thread; false when every allowed thread is busy
-  // (the caller then runs it). See Note [Reentrant pool].
-  bool add_pool_task(const std::shared_ptr<GraphTask>& task) {
-    std::lock_guard<std::mutex> lock(pool_mutex);
+  // Runs `task` on a pool thread and waits until that thread has let go of
+  // it; false when every allowed thread is busy (the caller then runs it).
+  // See Note [Reentrant pool].
+  bool run_in_pool(const std::shared_ptr<GraphTask>& task) {
+    PoolJob job{task};
+    std::unique_lock<std::mutex> lock(pool_mutex);
     // A worker is available when idle, or when its task is complete: it is
     // then on its way back (the thread waiting for that task may wake, and
     // call here, before the worker has taken the lock again).
     size_t available = 0;
     for (const PoolWorker& w : pool_workers) {
-      if (w.task == nullptr || w.task->future_result_->completed()) ++available;
+      if (w.job == nullptr || w.job->task->future_result_->completed()) ++available;
     }
     if (pool_queue.size() >= available) {
       if (pool_workers.size() >= static_cast<size_t>(kMaxReentrantPoolThreads)) return false;
       PoolWorker& worker = pool_workers.emplace_back();
       worker.thread = std::thread([this, &worker] { pool_thread_main(worker); });
     }
-    pool_queue.push_back(task);
+    pool_queue.push_back(&job);
     pool_work.notify_one();
+    pool_done.wait(lock, [&job] { return job.done; });
     return true;
   }
 
@@ -363,21 +383,20 @@ struct Engine::Impl {
     while (true) {
       pool_work.wait(lock, [this] { return pool_stopping || !pool_queue.empty(); });
       if (pool_queue.empty()) return;  // stopping
-      std::shared_ptr<GraphTask> task = std::move(pool_queue.front());
+      PoolJob* job = pool_queue.front();
       pool_queue.pop_front();
-      self.task = task;
+      self.job = job;
       lock.unlock();
       // A fresh stack: the task starts at depth 0 here.
       TORCH_INTERNAL_ASSERT(tls_depth == 0 && tls_current_task == nullptr,
                             "a reentrant pool thread picked a task while running one");
       tls_depth = 1;
-      thread_main(task);
+      thread_main(job->task);  // copies of the task it makes are gone when it returns
       tls_depth = 0;
       lock.lock();
-      self.task.reset();
-      lock.unlock();
-      task.reset();  // outside the lock: it may free the task's graph
-      lock.lock();
+      self.job = nullptr;
+      job->done = true;  // the caller's frame, and `job`, may go once the lock is released
+      pool_done.notify_all();
     }
   }
 
@@ -454,7 +473,7 @@ c10::intrusive_ptr<c10::ivalue::Future> Engine::execute_with_graph_task(
               "InputBuffer(root->num_inputs()).");
   impl_->push(graph_task, std::move(graph_root), std::move(input_buffer));
   // See Note [Threads of a graph task].
-  if (tls_depth < kMaxReentrantDepth || !impl_->add_pool_task(graph_task)) {
+  if (tls_depth < kMaxReentrantDepth || !impl_->run_in_pool(graph_task)) {
     ++tls_depth;
     impl_->thread_main(graph_task);
     --tls_depth;

@@ -92,3 +92,43 @@ def ember_benchmark(name, srcs, deps = [], **kwargs):
         tags = ["benchmark"],
         **kwargs
     )
+
+def ember_backend_registration(name, key, namespace, deps = [], visibility = None):
+    """A backend's kernel declarations and registrations, generated.
+
+    Runs bazel/codegen/gen_aten.py over aten's op list for the
+    `dispatch=<key>:kernel` entries and makes a cc_library `name` with
+
+      <key>Kernels.h    hdrs: each kernel declared with its schema's C++
+                        signature, in `namespace` unless the entry is
+                        qualified; the backend's sources include it, so a
+                        definition that does not match fails to build
+      Register<key>.cc  srcs: TORCH_LIBRARY_IMPL(aten, <key>, m) with one
+                        m.impl per kernel (alwayslink)
+
+    The kernels' own libraries depend on `name` for the header; the plugin's
+    shared object links both.
+    """
+    pkg = native.package_name()
+    header = key + "Kernels.h"
+    source = "Register" + key + ".cc"
+    native.genrule(
+        name = name + "_generated",
+        srcs = ["//aten:native_functions"],
+        outs = [header, source],
+        cmd = ("python3 $(location //bazel/codegen:gen_aten.py) --backend %s " +
+               "--namespace %s --header %s $(SRCS) $(OUTS)") % (
+            key,
+            namespace,
+            (pkg + "/" if pkg else "") + header,
+        ),
+        tools = ["//bazel/codegen:gen_aten.py"],
+    )
+    native.cc_library(
+        name = name,
+        hdrs = [header],
+        srcs = [source],
+        alwayslink = True,
+        deps = deps,
+        visibility = visibility,
+    )

@@ -12,7 +12,6 @@
 #include "aten/Functions.h"
 #include "backends/cpu/conv_impl.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -341,8 +340,3 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("convolution", TORCH_FN(ember::cpu::convolution));
-  m.impl("convolution_backward", TORCH_FN(ember::cpu::convolution_backward));
-}

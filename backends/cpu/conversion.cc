@@ -10,7 +10,6 @@
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/pointwise.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 
@@ -76,8 +75,3 @@ bool equal(const at::Tensor& self, const at::Tensor& other) {
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("isclose", TORCH_FN(ember::cpu::isclose));
-  m.impl("equal", TORCH_FN(ember::cpu::equal));
-}

@@ -9,7 +9,6 @@
 #include "backends/cpu/nn_utils.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -119,8 +118,3 @@ at::Tensor embedding_dense_backward_cpu(const at::Tensor& grad_output,
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("embedding", TORCH_FN(ember::cpu::embedding_cpu));
-  m.impl("embedding_dense_backward", TORCH_FN(ember::cpu::embedding_dense_backward_cpu));
-}

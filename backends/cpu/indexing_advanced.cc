@@ -19,7 +19,6 @@
 #include "backends/cpu/indexing_utils.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -210,9 +209,3 @@ at::Tensor& index_put_(at::Tensor& self,
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("index.Tensor", TORCH_FN(ember::cpu::index));
-  m.impl("index.Tensor_out", TORCH_FN(ember::cpu::index_out));
-  m.impl("index_put_", TORCH_FN(ember::cpu::index_put_));
-}

@@ -8,7 +8,6 @@
 #include "backends/cpu/indexing_utils.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -176,12 +175,3 @@ at::Tensor& nonzero_out(const at::Tensor& self, at::Tensor& out) {
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("masked_fill_.Scalar", TORCH_FN(ember::cpu::masked_fill__scalar));
-  m.impl("masked_fill_.Tensor", TORCH_FN(ember::cpu::masked_fill__tensor));
-  m.impl("masked_select", TORCH_FN(ember::cpu::masked_select));
-  m.impl("masked_select.out", TORCH_FN(ember::cpu::masked_select_out));
-  m.impl("nonzero", TORCH_FN(ember::cpu::nonzero));
-  m.impl("nonzero.out", TORCH_FN(ember::cpu::nonzero_out));
-}

@@ -10,7 +10,6 @@
 #include "backends/cpu/indexing_utils.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -425,25 +424,3 @@ at::Tensor& scatter_add_out(const at::Tensor& self, int64_t dim, const at::Tenso
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("index_select", TORCH_FN(ember::cpu::index_select));
-  m.impl("index_select.out", TORCH_FN(ember::cpu::index_select_out));
-  m.impl("gather", TORCH_FN(ember::cpu::gather));
-  m.impl("gather.out", TORCH_FN(ember::cpu::gather_out));
-  m.impl("scatter.src", TORCH_FN(ember::cpu::scatter_src));
-  m.impl("scatter_.src", TORCH_FN(ember::cpu::scatter__src));
-  m.impl("scatter.src_out", TORCH_FN(ember::cpu::scatter_src_out));
-  m.impl("scatter.value", TORCH_FN(ember::cpu::scatter_value));
-  m.impl("scatter_.value", TORCH_FN(ember::cpu::scatter__value));
-  m.impl("scatter.value_out", TORCH_FN(ember::cpu::scatter_value_out));
-  m.impl("scatter.reduce", TORCH_FN(ember::cpu::scatter_src_reduce));
-  m.impl("scatter_.reduce", TORCH_FN(ember::cpu::scatter__src_reduce));
-  m.impl("scatter.reduce_out", TORCH_FN(ember::cpu::scatter_src_reduce_out));
-  m.impl("scatter.value_reduce", TORCH_FN(ember::cpu::scatter_value_reduce));
-  m.impl("scatter_.value_reduce", TORCH_FN(ember::cpu::scatter__value_reduce));
-  m.impl("scatter.value_reduce_out", TORCH_FN(ember::cpu::scatter_value_reduce_out));
-  m.impl("scatter_add", TORCH_FN(ember::cpu::scatter_add));
-  m.impl("scatter_add_", TORCH_FN(ember::cpu::scatter_add_));
-  m.impl("scatter_add.out", TORCH_FN(ember::cpu::scatter_add_out));
-}

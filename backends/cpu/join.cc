@@ -10,7 +10,6 @@
 #include "backends/cpu/join.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -114,8 +113,3 @@ at::Tensor& cat_out(at::TensorList tensors, int64_t dim, at::Tensor& out) {
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("cat", TORCH_FN(ember::cpu::cat));
-  m.impl("cat.out", TORCH_FN(ember::cpu::cat_out));
-}

@@ -18,6 +18,7 @@
 #include <tuple>
 
 #include "aten/Tensor.h"
+#include "backends/cpu/CPUKernels.h"
 #include "c10/core/Device.h"
 #include "c10/core/Layout.h"
 #include "c10/core/MemoryFormat.h"

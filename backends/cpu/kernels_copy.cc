@@ -7,7 +7,6 @@
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -160,9 +159,3 @@ c10::Scalar local_scalar_dense(const at::Tensor& self) {
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("copy_", TORCH_FN(ember::cpu::copy_));
-  m.impl("_local_scalar_dense", TORCH_FN(ember::cpu::local_scalar_dense));
-  m.impl("fill_.Scalar", TORCH_FN(ember::cpu::fill_));
-}

@@ -20,7 +20,6 @@
 #include "c10/core/StridedExtent.h"
 #include "c10/core/TensorImpl.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -353,17 +352,3 @@ at::Tensor& empty_out(c10::IntArrayRef size, std::optional<c10::MemoryFormat> me
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("empty.memory_format", TORCH_FN(ember::cpu::empty));
-  m.impl("empty_strided", TORCH_FN(ember::cpu::empty_strided));
-  m.impl("resize_", TORCH_FN(ember::cpu::resize_));
-  m.impl("arange.start_out", TORCH_FN(ember::cpu::arange_out));
-  m.impl("linspace.out", TORCH_FN(ember::cpu::linspace_out));
-  m.impl("eye.out", TORCH_FN(ember::cpu::eye_out));
-  m.impl("eye.m_out", TORCH_FN(ember::cpu::eye_m_out));
-  m.impl("empty.out", TORCH_FN(ember::cpu::empty_out));
-  m.impl("zeros.out", TORCH_FN(ember::cpu::zeros_out));
-  m.impl("ones.out", TORCH_FN(ember::cpu::ones_out));
-  m.impl("full.out", TORCH_FN(ember::cpu::full_out));
-}

@@ -14,7 +14,6 @@
 #include "backends/cpu/pointwise.h"
 #include "backends/cpu/pointwise_loops.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -443,21 +442,3 @@ at::Tensor& div_tensor_mode_(at::Tensor& self, const at::Tensor& other,
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("add.Tensor", TORCH_FN(ember::cpu::add));
-  m.impl("add.out", TORCH_FN(ember::cpu::add_out));
-  m.impl("add_.Tensor", TORCH_FN(ember::cpu::add_));
-  m.impl("sub.Tensor", TORCH_FN(ember::cpu::sub));
-  m.impl("sub.out", TORCH_FN(ember::cpu::sub_out));
-  m.impl("sub_.Tensor", TORCH_FN(ember::cpu::sub_));
-  m.impl("mul.Tensor", TORCH_FN(ember::cpu::mul));
-  m.impl("mul.out", TORCH_FN(ember::cpu::mul_out));
-  m.impl("mul_.Tensor", TORCH_FN(ember::cpu::mul_));
-  m.impl("div.Tensor", TORCH_FN(ember::cpu::div));
-  m.impl("div.out", TORCH_FN(ember::cpu::div_out));
-  m.impl("div_.Tensor", TORCH_FN(ember::cpu::div_));
-  m.impl("div.Tensor_mode", TORCH_FN(ember::cpu::div_tensor_mode));
-  m.impl("div.out_mode", TORCH_FN(ember::cpu::div_out_mode));
-  m.impl("div_.Tensor_mode", TORCH_FN(ember::cpu::div_tensor_mode_));
-}

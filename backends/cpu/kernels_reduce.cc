@@ -17,7 +17,6 @@
 #include "backends/cpu/reductions.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 
@@ -463,26 +462,3 @@ at::Tensor& min_all_out(const at::Tensor& self, at::Tensor& out) {
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("sum", TORCH_FN(ember::cpu::sum));
-  m.impl("sum.dim_IntList", TORCH_FN(ember::cpu::sum_dim));
-  m.impl("mean", TORCH_FN(ember::cpu::mean));
-  m.impl("mean.dim", TORCH_FN(ember::cpu::mean_dim));
-  m.impl("amax", TORCH_FN(ember::cpu::amax));
-  m.impl("amin", TORCH_FN(ember::cpu::amin));
-  m.impl("max.dim", TORCH_FN(ember::cpu::max_dim));
-  m.impl("min.dim", TORCH_FN(ember::cpu::min_dim));
-  m.impl("argmax", TORCH_FN(ember::cpu::argmax));
-  m.impl("argmin", TORCH_FN(ember::cpu::argmin));
-  m.impl("sum.IntList_out", TORCH_FN(ember::cpu::sum_out));
-  m.impl("mean.out", TORCH_FN(ember::cpu::mean_out));
-  m.impl("amax.out", TORCH_FN(ember::cpu::amax_out));
-  m.impl("amin.out", TORCH_FN(ember::cpu::amin_out));
-  m.impl("argmax.out", TORCH_FN(ember::cpu::argmax_out));
-  m.impl("argmin.out", TORCH_FN(ember::cpu::argmin_out));
-  m.impl("max", TORCH_FN(ember::cpu::max_all));
-  m.impl("min", TORCH_FN(ember::cpu::min_all));
-  m.impl("max.unary_out", TORCH_FN(ember::cpu::max_all_out));
-  m.impl("min.unary_out", TORCH_FN(ember::cpu::min_all_out));
-}

@@ -20,7 +20,6 @@
 #include "backends/cpu/nn_utils.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -484,17 +483,3 @@ at::Tensor binary_cross_entropy_with_logits_cpu(const at::Tensor& self,
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("nll_loss_forward", TORCH_FN(ember::cpu::nll_loss_forward_cpu));
-  m.impl("nll_loss_backward", TORCH_FN(ember::cpu::nll_loss_backward_cpu));
-  m.impl("nll_loss2d_forward", TORCH_FN(ember::cpu::nll_loss2d_forward_cpu));
-  m.impl("nll_loss2d_backward", TORCH_FN(ember::cpu::nll_loss2d_backward_cpu));
-  m.impl("mse_loss", TORCH_FN(ember::cpu::mse_loss_cpu));
-  m.impl("mse_loss_backward", TORCH_FN(ember::cpu::mse_loss_backward_cpu));
-  m.impl("binary_cross_entropy", TORCH_FN(ember::cpu::binary_cross_entropy_cpu));
-  m.impl("binary_cross_entropy_backward",
-         TORCH_FN(ember::cpu::binary_cross_entropy_backward_cpu));
-  m.impl("binary_cross_entropy_with_logits",
-         TORCH_FN(ember::cpu::binary_cross_entropy_with_logits_cpu));
-}

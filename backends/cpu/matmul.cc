@@ -11,14 +11,17 @@
 #include <dnnl.hpp>
 
 #include "aten/Functions.h"
+#include "backends/cpu/CPUKernels.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/onednn.h"
 #include "backends/cpu/parallel.h"
-#include "registration/library.h"
 
-namespace at {
-namespace native {
-namespace cpu {
+namespace ember::cpu {
+
+using at::Scalar;
+using at::ScalarType;
+using at::Tensor;
+
 namespace {
 
 // Products per MatmulPath, for matmul_runs(). Relaxed: tallies that publish
@@ -275,6 +278,8 @@ void matmul_into(const Tensor& a_in, const Tensor& w_in, const Tensor* bias,
   if (bias) out.add_(*bias);
 }
 
+}  // namespace
+
 // ---------------------------------------------------------------- kernels
 
 Tensor mm(const Tensor& self, const Tensor& mat2) {
@@ -331,18 +336,8 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2,
   return out;
 }
 
-}  // namespace
-}  // namespace cpu
-}  // namespace native
-}  // namespace at
-
-int64_t ember::cpu::matmul_runs(MatmulPath path) {
-  return at::native::cpu::g_runs[static_cast<int>(path)].load(std::memory_order_relaxed);
+int64_t matmul_runs(MatmulPath path) {
+  return g_runs[static_cast<int>(path)].load(std::memory_order_relaxed);
 }
 
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("mm", TORCH_FN(at::native::cpu::mm));
-  m.impl("mm.out", TORCH_FN(at::native::cpu::mm_out));
-  m.impl("bmm", TORCH_FN(at::native::cpu::bmm));
-  m.impl("addmm", TORCH_FN(at::native::cpu::addmm));
-}
+}  // namespace ember::cpu

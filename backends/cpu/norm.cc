@@ -19,7 +19,6 @@
 #include "backends/cpu/nn_utils.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -625,10 +624,3 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm_backward_cpu(
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("native_batch_norm", TORCH_FN(ember::cpu::native_batch_norm_cpu));
-  m.impl("native_batch_norm_backward", TORCH_FN(ember::cpu::native_batch_norm_backward_cpu));
-  m.impl("native_layer_norm", TORCH_FN(ember::cpu::native_layer_norm_cpu));
-  m.impl("native_layer_norm_backward", TORCH_FN(ember::cpu::native_layer_norm_backward_cpu));
-}

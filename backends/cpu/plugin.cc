@@ -2,7 +2,8 @@
 //
 // The descriptor the loader reads from the file before running any of the
 // plugin's code (See Note [Plugin descriptor]); once per .so. The kernels
-// register themselves from the TORCH_LIBRARY_IMPL blocks of the other files.
+// are registered by the generated RegisterCPU.cc (the `dispatch=CPU:...`
+// entries of aten/native_functions; docs/aten.md, "Adding an op").
 #include "sdk/plugin.h"
 
 EMBER_PLUGIN(cpu)

@@ -15,7 +15,6 @@
 #include "backends/cpu/pointwise_loops.h"
 #include "backends/cpu/pointwise_math.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -376,32 +375,3 @@ at::Tensor hardtanh_backward(const at::Tensor& grad_output, const at::Tensor& se
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("leaky_relu", TORCH_FN(ember::cpu::leaky_relu));
-  m.impl("leaky_relu_", TORCH_FN(ember::cpu::leaky_relu_));
-  m.impl("leaky_relu.out", TORCH_FN(ember::cpu::leaky_relu_out));
-  m.impl("gelu", TORCH_FN(ember::cpu::gelu));
-  m.impl("gelu_", TORCH_FN(ember::cpu::gelu_));
-  m.impl("gelu.out", TORCH_FN(ember::cpu::gelu_out));
-  m.impl("silu", TORCH_FN(ember::cpu::silu));
-  m.impl("silu_", TORCH_FN(ember::cpu::silu_));
-  m.impl("silu.out", TORCH_FN(ember::cpu::silu_out));
-  m.impl("elu", TORCH_FN(ember::cpu::elu));
-  m.impl("elu_", TORCH_FN(ember::cpu::elu_));
-  m.impl("elu.out", TORCH_FN(ember::cpu::elu_out));
-  m.impl("softplus", TORCH_FN(ember::cpu::softplus));
-  m.impl("softplus.out", TORCH_FN(ember::cpu::softplus_out));
-  m.impl("hardtanh", TORCH_FN(ember::cpu::hardtanh));
-  m.impl("hardtanh_", TORCH_FN(ember::cpu::hardtanh_));
-  m.impl("hardtanh.out", TORCH_FN(ember::cpu::hardtanh_out));
-  m.impl("threshold_backward", TORCH_FN(ember::cpu::threshold_backward));
-  m.impl("sigmoid_backward", TORCH_FN(ember::cpu::sigmoid_backward));
-  m.impl("tanh_backward", TORCH_FN(ember::cpu::tanh_backward));
-  m.impl("gelu_backward", TORCH_FN(ember::cpu::gelu_backward));
-  m.impl("silu_backward", TORCH_FN(ember::cpu::silu_backward));
-  m.impl("elu_backward", TORCH_FN(ember::cpu::elu_backward));
-  m.impl("softplus_backward", TORCH_FN(ember::cpu::softplus_backward));
-  m.impl("leaky_relu_backward", TORCH_FN(ember::cpu::leaky_relu_backward));
-  m.impl("hardtanh_backward", TORCH_FN(ember::cpu::hardtanh_backward));
-}

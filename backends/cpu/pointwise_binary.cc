@@ -13,7 +13,6 @@
 #include "backends/cpu/pointwise.h"
 #include "backends/cpu/pointwise_loops.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -353,43 +352,3 @@ at::Tensor remainder_scalar_tensor(const c10::Scalar& self, const at::Tensor& ot
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-#define EMBER_REGISTER_BINARY_(name, tensor, scalar)                                   \
-  m.impl(#name "." tensor, TORCH_FN(ember::cpu::name));                                \
-  m.impl(#name "." scalar, TORCH_FN(ember::cpu::name##_scalar));                       \
-  m.impl(#name "_." tensor, TORCH_FN(ember::cpu::name##_));                            \
-  m.impl(#name "_." scalar, TORCH_FN(ember::cpu::name##_scalar_));                     \
-  m.impl(#name "." tensor "_out", TORCH_FN(ember::cpu::name##_out));                   \
-  m.impl(#name "." scalar "_out", TORCH_FN(ember::cpu::name##_scalar_out));
-  EMBER_REGISTER_BINARY_(eq, "Tensor", "Scalar")
-  EMBER_REGISTER_BINARY_(ne, "Tensor", "Scalar")
-  EMBER_REGISTER_BINARY_(lt, "Tensor", "Scalar")
-  EMBER_REGISTER_BINARY_(le, "Tensor", "Scalar")
-  EMBER_REGISTER_BINARY_(gt, "Tensor", "Scalar")
-  EMBER_REGISTER_BINARY_(ge, "Tensor", "Scalar")
-  EMBER_REGISTER_BINARY_(fmod, "Tensor", "Scalar")
-  EMBER_REGISTER_BINARY_(remainder, "Tensor", "Scalar")
-#undef EMBER_REGISTER_BINARY_
-#define EMBER_REGISTER_TENSOR_BINARY_(name)                  \
-  m.impl(#name, TORCH_FN(ember::cpu::name));                 \
-  m.impl(#name "_", TORCH_FN(ember::cpu::name##_));          \
-  m.impl(#name ".out", TORCH_FN(ember::cpu::name##_out));
-  EMBER_REGISTER_TENSOR_BINARY_(logical_and)
-  EMBER_REGISTER_TENSOR_BINARY_(logical_or)
-  EMBER_REGISTER_TENSOR_BINARY_(logical_xor)
-#undef EMBER_REGISTER_TENSOR_BINARY_
-  m.impl("maximum", TORCH_FN(ember::cpu::maximum));
-  m.impl("maximum.out", TORCH_FN(ember::cpu::maximum_out));
-  m.impl("minimum", TORCH_FN(ember::cpu::minimum));
-  m.impl("minimum.out", TORCH_FN(ember::cpu::minimum_out));
-  m.impl("pow.Tensor_Tensor", TORCH_FN(ember::cpu::pow));
-  m.impl("pow.Tensor_Tensor_out", TORCH_FN(ember::cpu::pow_out));
-  m.impl("pow_.Tensor", TORCH_FN(ember::cpu::pow_));
-  m.impl("pow.Tensor_Scalar", TORCH_FN(ember::cpu::pow_tensor_scalar));
-  m.impl("pow.Tensor_Scalar_out", TORCH_FN(ember::cpu::pow_tensor_scalar_out));
-  m.impl("pow_.Scalar", TORCH_FN(ember::cpu::pow_scalar_));
-  m.impl("pow.Scalar", TORCH_FN(ember::cpu::pow_scalar_base));
-  m.impl("pow.Scalar_out", TORCH_FN(ember::cpu::pow_scalar_base_out));
-  m.impl("remainder.Scalar_Tensor", TORCH_FN(ember::cpu::remainder_scalar_tensor));
-}

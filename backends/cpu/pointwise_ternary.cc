@@ -11,7 +11,6 @@
 #include "backends/cpu/pointwise.h"
 #include "backends/cpu/pointwise_loops.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -365,36 +364,3 @@ at::Tensor& lerp_tensor_out(const at::Tensor& self, const at::Tensor& end,
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("where.self", TORCH_FN(ember::cpu::where_self));
-  m.impl("where.self_out", TORCH_FN(ember::cpu::where_self_out));
-  m.impl("clamp", TORCH_FN(ember::cpu::clamp));
-  m.impl("clamp_", TORCH_FN(ember::cpu::clamp_));
-  m.impl("clamp.out", TORCH_FN(ember::cpu::clamp_out));
-  m.impl("clamp.Tensor", TORCH_FN(ember::cpu::clamp_tensor));
-  m.impl("clamp_.Tensor", TORCH_FN(ember::cpu::clamp_tensor_));
-  m.impl("clamp.Tensor_out", TORCH_FN(ember::cpu::clamp_tensor_out));
-#define EMBER_REGISTER_CLAMP_ONE_SIDE_(name)                                \
-  m.impl(#name, TORCH_FN(ember::cpu::name));                                \
-  m.impl(#name "_", TORCH_FN(ember::cpu::name##_));                         \
-  m.impl(#name ".out", TORCH_FN(ember::cpu::name##_out));                   \
-  m.impl(#name ".Tensor", TORCH_FN(ember::cpu::name##_tensor));             \
-  m.impl(#name "_.Tensor", TORCH_FN(ember::cpu::name##_tensor_));           \
-  m.impl(#name ".Tensor_out", TORCH_FN(ember::cpu::name##_tensor_out));
-  EMBER_REGISTER_CLAMP_ONE_SIDE_(clamp_min)
-  EMBER_REGISTER_CLAMP_ONE_SIDE_(clamp_max)
-#undef EMBER_REGISTER_CLAMP_ONE_SIDE_
-  m.impl("addcmul", TORCH_FN(ember::cpu::addcmul));
-  m.impl("addcmul_", TORCH_FN(ember::cpu::addcmul_));
-  m.impl("addcmul.out", TORCH_FN(ember::cpu::addcmul_out));
-  m.impl("addcdiv", TORCH_FN(ember::cpu::addcdiv));
-  m.impl("addcdiv_", TORCH_FN(ember::cpu::addcdiv_));
-  m.impl("addcdiv.out", TORCH_FN(ember::cpu::addcdiv_out));
-  m.impl("lerp.Scalar", TORCH_FN(ember::cpu::lerp_scalar));
-  m.impl("lerp_.Scalar", TORCH_FN(ember::cpu::lerp_scalar_));
-  m.impl("lerp.Scalar_out", TORCH_FN(ember::cpu::lerp_scalar_out));
-  m.impl("lerp.Tensor", TORCH_FN(ember::cpu::lerp_tensor));
-  m.impl("lerp_.Tensor", TORCH_FN(ember::cpu::lerp_tensor_));
-  m.impl("lerp.Tensor_out", TORCH_FN(ember::cpu::lerp_tensor_out));
-}

@@ -15,7 +15,6 @@
 #include "backends/cpu/pointwise_loops.h"
 #include "backends/cpu/pointwise_math.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -309,37 +308,3 @@ at::Tensor isinf(const at::Tensor& self) {
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-#define EMBER_REGISTER_UNARY_(name)                                 \
-  m.impl(#name, TORCH_FN(ember::cpu::name));                        \
-  m.impl(#name "_", TORCH_FN(ember::cpu::name##_));                 \
-  m.impl(#name ".out", TORCH_FN(ember::cpu::name##_out));
-  EMBER_REGISTER_UNARY_(neg)
-  EMBER_REGISTER_UNARY_(abs)
-  EMBER_REGISTER_UNARY_(sign)
-  EMBER_REGISTER_UNARY_(floor)
-  EMBER_REGISTER_UNARY_(ceil)
-  EMBER_REGISTER_UNARY_(round)
-  EMBER_REGISTER_UNARY_(trunc)
-  EMBER_REGISTER_UNARY_(exp)
-  EMBER_REGISTER_UNARY_(log)
-  EMBER_REGISTER_UNARY_(sqrt)
-  EMBER_REGISTER_UNARY_(log1p)
-  EMBER_REGISTER_UNARY_(expm1)
-  EMBER_REGISTER_UNARY_(rsqrt)
-  EMBER_REGISTER_UNARY_(reciprocal)
-  EMBER_REGISTER_UNARY_(sin)
-  EMBER_REGISTER_UNARY_(cos)
-  EMBER_REGISTER_UNARY_(tanh)
-  EMBER_REGISTER_UNARY_(sigmoid)
-  EMBER_REGISTER_UNARY_(logical_not)
-#undef EMBER_REGISTER_UNARY_
-  m.impl("relu", TORCH_FN(ember::cpu::relu));
-  m.impl("relu_", TORCH_FN(ember::cpu::relu_));
-  m.impl("round.decimals", TORCH_FN(ember::cpu::round_decimals));
-  m.impl("round_.decimals", TORCH_FN(ember::cpu::round_decimals_));
-  m.impl("round.decimals_out", TORCH_FN(ember::cpu::round_decimals_out));
-  m.impl("isnan", TORCH_FN(ember::cpu::isnan));
-  m.impl("isinf", TORCH_FN(ember::cpu::isinf));
-}

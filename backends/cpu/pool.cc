@@ -17,7 +17,6 @@
 #include "aten/Functions.h"
 #include "backends/cpu/dispatch.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -581,14 +580,3 @@ at::Tensor _adaptive_avg_pool2d_backward(const at::Tensor& grad_output,
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("max_pool2d_with_indices", TORCH_FN(ember::cpu::max_pool2d_with_indices));
-  m.impl("max_pool2d_with_indices_backward",
-         TORCH_FN(ember::cpu::max_pool2d_with_indices_backward));
-  m.impl("avg_pool2d", TORCH_FN(ember::cpu::avg_pool2d));
-  m.impl("avg_pool2d_backward", TORCH_FN(ember::cpu::avg_pool2d_backward));
-  m.impl("_adaptive_avg_pool2d", TORCH_FN(ember::cpu::_adaptive_avg_pool2d));
-  m.impl("_adaptive_avg_pool2d_backward",
-         TORCH_FN(ember::cpu::_adaptive_avg_pool2d_backward));
-}

@@ -13,7 +13,6 @@
 #include "backends/cpu/random_engine.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -440,22 +439,3 @@ at::Tensor& randint_out(int64_t high, c10::IntArrayRef size, at::Tensor& out) {
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("rand.out", TORCH_FN(ember::cpu::rand_out));
-  m.impl("rand.generator_out", TORCH_FN(ember::cpu::rand_generator_out));
-  m.impl("randn.out", TORCH_FN(ember::cpu::randn_out));
-  m.impl("randn.generator_out", TORCH_FN(ember::cpu::randn_generator_out));
-  m.impl("randint.out", TORCH_FN(ember::cpu::randint_out));
-  m.impl("randint.generator_out", TORCH_FN(ember::cpu::randint_generator_out));
-  m.impl("randint.low_out", TORCH_FN(ember::cpu::randint_low_out));
-  m.impl("randint.low_generator_out", TORCH_FN(ember::cpu::randint_low_generator_out));
-  m.impl("uniform_", TORCH_FN(ember::cpu::uniform_));
-  m.impl("normal_", TORCH_FN(ember::cpu::normal_));
-  m.impl("random_.from", TORCH_FN(ember::cpu::random_from));
-  m.impl("random_.to", TORCH_FN(ember::cpu::random_to));
-  m.impl("random_", TORCH_FN(ember::cpu::random_));
-  m.impl("bernoulli_.float", TORCH_FN(ember::cpu::bernoulli_float_));
-  m.impl("bernoulli_.Tensor", TORCH_FN(ember::cpu::bernoulli_tensor_));
-  m.impl("randperm.generator_out", TORCH_FN(ember::cpu::randperm_out));
-}

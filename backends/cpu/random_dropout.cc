@@ -11,7 +11,6 @@
 #include "backends/cpu/random_engine.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 
@@ -86,8 +85,3 @@ at::Tensor native_dropout_backward(const at::Tensor& grad_output,
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("native_dropout", TORCH_FN(ember::cpu::native_dropout));
-  m.impl("native_dropout_backward", TORCH_FN(ember::cpu::native_dropout_backward));
-}

@@ -16,7 +16,6 @@
 #include "backends/cpu/reductions.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -395,27 +394,3 @@ at::Tensor& any_all_out(const at::Tensor& self, at::Tensor& out) {
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("prod", TORCH_FN(ember::cpu::prod));
-  m.impl("prod.dim_int", TORCH_FN(ember::cpu::prod_dim));
-  m.impl("prod.int_out", TORCH_FN(ember::cpu::prod_out));
-  m.impl("var.correction", TORCH_FN(ember::cpu::var_correction));
-  m.impl("var.correction_out", TORCH_FN(ember::cpu::var_correction_out));
-  m.impl("var.out", TORCH_FN(ember::cpu::var_out));
-  m.impl("std.correction", TORCH_FN(ember::cpu::std_correction));
-  m.impl("std.correction_out", TORCH_FN(ember::cpu::std_correction_out));
-  m.impl("std.out", TORCH_FN(ember::cpu::std_out));
-  m.impl("var_mean.correction", TORCH_FN(ember::cpu::var_mean_correction));
-  m.impl("std_mean.correction", TORCH_FN(ember::cpu::std_mean_correction));
-  m.impl("all", TORCH_FN(ember::cpu::all));
-  m.impl("all.dim", TORCH_FN(ember::cpu::all_dim));
-  m.impl("all.dims", TORCH_FN(ember::cpu::all_dims));
-  m.impl("all.out", TORCH_FN(ember::cpu::all_out));
-  m.impl("all.all_out", TORCH_FN(ember::cpu::all_all_out));
-  m.impl("any", TORCH_FN(ember::cpu::any));
-  m.impl("any.dim", TORCH_FN(ember::cpu::any_dim));
-  m.impl("any.dims", TORCH_FN(ember::cpu::any_dims));
-  m.impl("any.out", TORCH_FN(ember::cpu::any_out));
-  m.impl("any.all_out", TORCH_FN(ember::cpu::any_all_out));
-}

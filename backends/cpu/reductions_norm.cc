@@ -15,7 +15,6 @@
 #include "backends/cpu/reductions.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -305,14 +304,3 @@ at::Tensor& logsumexp_out(const at::Tensor& self, c10::IntArrayRef dim, bool kee
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("linalg_vector_norm", TORCH_FN(ember::cpu::linalg_vector_norm));
-  m.impl("linalg_vector_norm.out", TORCH_FN(ember::cpu::linalg_vector_norm_out));
-  m.impl("norm.ScalarOpt_dim_dtype", TORCH_FN(ember::cpu::norm_dim_dtype));
-  m.impl("norm.ScalarOpt_dim", TORCH_FN(ember::cpu::norm_dim));
-  m.impl("norm.dtype_out", TORCH_FN(ember::cpu::norm_dtype_out));
-  m.impl("norm.out", TORCH_FN(ember::cpu::norm_out));
-  m.impl("logsumexp", TORCH_FN(ember::cpu::logsumexp));
-  m.impl("logsumexp.out", TORCH_FN(ember::cpu::logsumexp_out));
-}

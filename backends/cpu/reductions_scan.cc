@@ -13,7 +13,6 @@
 #include "backends/cpu/reductions.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -162,9 +161,3 @@ at::Tensor& cumsum_out(const at::Tensor& self, int64_t dim,
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("cumsum", TORCH_FN(ember::cpu::cumsum));
-  m.impl("cumsum_", TORCH_FN(ember::cpu::cumsum_));
-  m.impl("cumsum.out", TORCH_FN(ember::cpu::cumsum_out));
-}

@@ -11,7 +11,6 @@
 #include "backends/cpu/nn_utils.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -378,12 +377,3 @@ at::Tensor log_softmax_backward_cpu(const at::Tensor& grad_output, const at::Ten
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("_softmax", TORCH_FN(ember::cpu::softmax_cpu));
-  m.impl("_softmax.out", TORCH_FN(ember::cpu::softmax_out_cpu));
-  m.impl("_log_softmax", TORCH_FN(ember::cpu::log_softmax_cpu));
-  m.impl("_log_softmax.out", TORCH_FN(ember::cpu::log_softmax_out_cpu));
-  m.impl("_softmax_backward_data", TORCH_FN(ember::cpu::softmax_backward_cpu));
-  m.impl("_log_softmax_backward_data", TORCH_FN(ember::cpu::log_softmax_backward_cpu));
-}

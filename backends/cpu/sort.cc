@@ -13,7 +13,6 @@
 #include "backends/cpu/sort.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
-#include "registration/library.h"
 
 namespace ember::cpu {
 namespace {
@@ -201,10 +200,3 @@ std::tuple<at::Tensor&, at::Tensor&> topk_out(const at::Tensor& self, int64_t k,
 }
 
 }  // namespace ember::cpu
-
-TORCH_LIBRARY_IMPL(aten, CPU, m) {
-  m.impl("sort.stable", TORCH_FN(ember::cpu::sort_stable));
-  m.impl("sort.values_stable", TORCH_FN(ember::cpu::sort_values_stable));
-  m.impl("topk", TORCH_FN(ember::cpu::topk));
-  m.impl("topk.values", TORCH_FN(ember::cpu::topk_out));
-}

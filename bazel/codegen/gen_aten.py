@@ -15,6 +15,23 @@ One line per operator: its schema, then optional `|`-separated flags:
   cpp_no_default_args=a,b    drop the C++ defaults of these arguments (as
                              PyTorch's cpp_no_default_args: var's `unbiased`,
                              whose default would make at::var(x) ambiguous)
+  dispatch=KEY:kernel,...    the backend kernel registered for KEY (CPU, CUDA,
+                             PrivateUse1, ...): a function in the backend's
+                             namespace, or a qualified name. The backend's
+                             generated <KEY>Kernels.h declares it with the
+                             schema's C++ signature and Register<KEY>.cc
+                             registers it (see --backend below)
+  autogen[=exact|castable]   on an out= overload: its kernel is generated, for
+                             every backend, from the functional overload (the
+                             one whose arguments are the out= overload's
+                             without the outs): run the functional op, then
+                             resize each out as resize_output does and copy
+                             the result into it. The out tensors may have any
+                             dtype copy_ accepts (PyTorch's `autogen:`),
+                             exactly the result's dtype (`exact`, as
+                             PyTorch's structured kernels) or one the result
+                             can be cast to (`castable`, as TensorIterator
+                             kernels). See Note [Generated out= kernels]
 
 Outputs (each argument is an output path, by basename):
   Operators.h        at::_ops::<op> structs: schema type, call, redispatch
@@ -23,6 +40,16 @@ Outputs (each argument is an output path, by basename):
   TensorMethods.h    method definitions
   RegisterSchemas.cc TORCH_LIBRARY(aten, m) with every schema, and the
                      BackendSelect kernels
+  RegisterCompositeOut.cc
+                     the `autogen` out= kernels, for
+                     CompositeExplicitAutograd
+
+With `--backend KEY --namespace NS --header PATH` it writes a backend's
+wiring instead, from the `dispatch=KEY:...` entries:
+  <KEY>Kernels.h     declarations of the kernels (in NS unless qualified);
+                     the backend's definitions must match them
+  Register<KEY>.cc   TORCH_LIBRARY_IMPL(aten, KEY, m) registering each one
+                     (PATH is how it includes the header)
 """
 import copy
 import os
@@ -112,6 +139,19 @@ class Op:
         self.variants = self.flags.get("variants", "function").split(",")
         no_defaults = self.flags.get("cpp_no_default_args", "")
         self.cpp_no_default = set(n for n in no_defaults.split(",") if n)
+        self.dispatch = {}
+        for entry in filter(None, self.flags.get("dispatch", "").split(",")):
+            key, sep, kernel = entry.strip().partition(":")
+            if not sep or not kernel or not re.fullmatch(r"\w+", key):
+                raise SystemExit("gen_aten: %s: dispatch entry '%s' is not KEY:kernel" % (
+                    self.schema, entry))
+            if key in self.dispatch:
+                raise SystemExit("gen_aten: %s: two dispatch entries for %s" % (self.schema, key))
+            self.dispatch[key] = kernel.strip()
+        self.autogen = self.flags.get("autogen")
+        if self.autogen is not None and self.autogen not in ("", "exact", "castable"):
+            raise SystemExit("gen_aten: %s: autogen=%s; expected autogen, autogen=exact or "
+                             "autogen=castable" % (self.schema, self.autogen))
 
     @property
     def struct(self):
@@ -469,13 +509,170 @@ TORCH_LIBRARY_IMPL(aten, ADInplaceOrView, m) {
        "\n".join(bs_impls), "\n".join(view_impls))
 
 
+def op_key(op):
+    return op.name + ("." + op.overload if op.overload else "")
+
+
+def functional_of(op, ops):
+    """The functional overload an `autogen` out= overload is made from, and
+    the C++ arguments of the call to it: same name, and the out= overload's
+    arguments without its outs, in order, where the functional one may take
+    more that default to None (_to_copy's dtype, layout, ...), passed as
+    nullopt."""
+    def sig(a):
+        return (a.name, a.type.base, a.type.is_list, a.type.optional)
+    ins = [a for a in op.args if a not in op.out_args]
+    for f in ops:
+        if f.name != op.name or f.is_out or any(a.type.write for a in f.args):
+            continue
+        call, rest = [], list(ins)
+        for a in f.args:
+            if rest and sig(a) == sig(rest[0]):
+                call.append(rest.pop(0).name)
+            elif a.default == "None":
+                call.append("::std::nullopt")
+            else:
+                break
+        else:
+            if not rest:
+                return f, call
+    raise SystemExit("gen_aten: %s is marked autogen, but no overload of %s takes its "
+                     "arguments without the outs; add that functional overload or write "
+                     "the out= kernel" % (op.schema, op.name))
+
+
+def emit_composite_out(ops):
+    kernels, impls = [], []
+    for op in ops:
+        if op.autogen is None:
+            continue
+        if not op.is_out:
+            raise SystemExit("gen_aten: %s is marked autogen but is not an out= overload "
+                             "(it has no keyword-only Tensor(a!) argument)" % op.schema)
+        if op.dispatch:
+            raise SystemExit("gen_aten: %s is marked autogen and has dispatch entries; a "
+                             "backend kernel and a generated one cannot both run. Drop "
+                             "one." % op.schema)
+        f, call_args = functional_of(op, ops)
+        outs = op.out_args
+        if len(f.returns) != len(outs) or any(t.base != "Tensor" or t.is_list
+                                              for t in f.returns):
+            raise SystemExit("gen_aten: %s is marked autogen, but %s returns %d values for "
+                             "%d outs; write the out= kernel" % (
+                                 op.schema, op_key(f), len(f.returns), len(outs)))
+        kernel = "autogen_" + op.struct
+        rule = {"": "Any", "exact": "Exact", "castable": "Castable"}[op.autogen]
+        body = []
+        for o in outs:
+            body.append('  at::native::check_out_defined(%s, "%s", "%s");' % (
+                o.name, op.name, o.name))
+        if any(a.name == "output_mask" for a in op.args):
+            body.append('  at::native::check_mask_all_true(output_mask, "%s");' % op.name)
+        call = "at::_ops::%s::call(%s)" % (f.struct, ", ".join(call_args))
+        if len(outs) == 1:
+            results = ["result"]
+            body.append("  const at::Tensor result = %s;" % call)
+        else:
+            body.append("  const auto all = %s;" % call)
+            results = ["std::get<%d>(all)" % i for i in range(len(outs))]
+            for i, r in enumerate(results):
+                body.append('  at::native::check_result_defined(%s, %d, "%s");' % (
+                    r, i, op.name))
+        for o, r in zip(outs, results):
+            body.append('  at::native::check_out_dtype(%s, %s, at::native::OutDtype::%s, '
+                        '"%s", "%s");' % (o.name, r, rule, op.name, o.name))
+        for o, r in zip(outs, results):
+            body.append('  at::native::copy_to_out(ks, %s, %s, "%s", "%s");' % (
+                o.name, r, op.name, o.name))
+        if len(outs) == 1:
+            body.append("  return %s;" % outs[0].name)
+        else:
+            body.append("  return %s(%s);" % (ret_type(op), ", ".join(o.name for o in outs)))
+        kernels.append("static %s %s(c10::DispatchKeySet ks, %s) {\n%s\n}\n" % (
+            ret_type(op), kernel, params(op.args, False), "\n".join(body)))
+        impls.append('  m.impl("%s", TORCH_FN(at::%s));' % (op_key(op), kernel))
+    return HEADER + """#include "aten/CompositeOut.h"
+#include "aten/Functions.h"
+#include "registration/library.h"
+
+namespace at {
+
+// Note [Generated out= kernels]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// An out= overload marked `autogen` in aten/native_functions/*.txt needs no
+// kernel from any backend: the kernel below runs the functional overload
+// through the dispatcher (so the backend's functional kernel computes it),
+// then writes each result into its out tensor with the backend's copy_
+// (a redispatch with the keys this kernel was called with), after
+// resize_output. The result is computed before anything is written, so an
+// out tensor may alias an input. aten/CompositeOut.h has the checks and the
+// dtype rules.
+%s
+}  // namespace at
+
+TORCH_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
+%s
+}
+""" % ("\n".join(kernels), "\n".join(impls))
+
+
+def backend_kernels(ops, key, namespace):
+    """(namespace, name, op) for each op with a `key` kernel."""
+    out = []
+    for op in ops:
+        kernel = op.dispatch.get(key)
+        if kernel is None:
+            continue
+        ns, _, name = kernel.rpartition("::")
+        out.append((ns or namespace, name, op))
+    return out
+
+
+def emit_backend_header(ops, key, namespace):
+    by_ns = {}
+    for ns, name, op in backend_kernels(ops, key, namespace):
+        decl = "%s %s(%s);  // %s" % (ret_type(op), name, params(op.args, False), op_key(op))
+        by_ns.setdefault(ns, []).append(decl)
+    parts = []
+    for ns in sorted(by_ns):
+        parts.append("namespace %s {\n\n%s\n\n}  // namespace %s\n" % (
+            ns, "\n".join(by_ns[ns]), ns))
+    return HEADER + (
+        "// The %s kernels named by `dispatch=%s:...` entries, declared with their\n"
+        "// schemas' C++ signatures: a definition whose signature differs is another\n"
+        "// function, and Register%s.cc then fails to build or link.\n"
+        "#pragma once\n\n#include <optional>\n#include <tuple>\n#include <vector>\n\n"
+        "#include \"aten/Operators.h\"\n\n%s") % (key, key, key, "\n".join(parts))
+
+
+def emit_backend_registration(ops, key, namespace, header):
+    impls = []
+    for ns, name, op in backend_kernels(ops, key, namespace):
+        impls.append('  m.impl("%s", TORCH_FN(%s::%s));' % (op_key(op), ns, name))
+    return HEADER + """#include "%s"
+#include "registration/library.h"
+
+TORCH_LIBRARY_IMPL(aten, %s, m) {
+%s
+}
+""" % (header, key, "\n".join(impls))
+
+
 HEADER = "// Generated by bazel/codegen/gen_aten.py from aten/native_functions/*.txt.\n"
 
 
 def main():
-    # Inputs are the .txt files, read in name order; outputs the rest.
-    srcs = sorted(a for a in sys.argv[1:] if a.endswith(".txt"))
-    outputs = [a for a in sys.argv[1:] if not a.endswith(".txt")]
+    # Inputs are the .txt files, read in name order; outputs the rest, after
+    # the --backend/--namespace/--header options.
+    argv, options = [], {}
+    args = iter(sys.argv[1:])
+    for a in args:
+        if a in ("--backend", "--namespace", "--header"):
+            options[a[2:]] = next(args, None)
+        else:
+            argv.append(a)
+    srcs = sorted(a for a in argv if a.endswith(".txt"))
+    outputs = [a for a in argv if not a.endswith(".txt")]
     ops = []
     for src in srcs:
         with open(src) as f:
@@ -488,7 +685,22 @@ def main():
         if op.struct in seen:
             raise SystemExit("gen_aten: operator %s is listed twice" % op.struct)
         seen.add(op.struct)
+    backend = options.get("backend")
+    if backend is not None:
+        namespace, header = options.get("namespace"), options.get("header")
+        if not namespace or not header:
+            raise SystemExit("gen_aten: --backend needs --namespace and --header")
+        texts = {
+            backend + "Kernels.h": emit_backend_header(ops, backend, namespace),
+            "Register%s.cc" % backend: emit_backend_registration(ops, backend, namespace,
+                                                                 header),
+        }
+        for path in outputs:
+            with open(path, "w") as f:
+                f.write(texts[os.path.basename(path)])
+        return
     texts = {
+        "RegisterCompositeOut.cc": emit_composite_out(ops),
         "Operators.h": HEADER + """#pragma once
 
 #include <optional>

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "aten/Functions.h"
+#include "aten/Reduction.h"
 #include "aten/TensorOperators.h"
 #include "aten/WrapDimUtils.h"
 #include "c10/core/StridedExtent.h"
@@ -225,7 +226,9 @@ at::Tensor bce_with_logits_backward(const at::Tensor& grad, const at::Tensor& se
   }
   if (weight.has_value() && weight->defined()) g = g * *weight;
   g = g * grad;
-  if (reduction == 1) g = g / static_cast<double>(std::max<int64_t>(g.numel(), 1));  // Mean
+  if (reduction == at::Reduction::Mean) {
+    g = g / static_cast<double>(std::max<int64_t>(g.numel(), 1));
+  }
   return g;
 }
 

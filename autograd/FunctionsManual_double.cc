@@ -16,6 +16,7 @@
 #include <string>
 
 #include "aten/Functions.h"
+#include "aten/Reduction.h"
 #include "aten/TensorOperators.h"
 #include "autograd/FunctionsManual.h"
 
@@ -26,7 +27,7 @@ namespace details {
 
 namespace {
 
-constexpr int64_t kNone = 0, kMean = 1;
+constexpr int64_t kNone = at::Reduction::None, kMean = at::Reduction::Mean;
 
 bool present(const std::optional<at::Tensor>& t) { return t.has_value() && t->defined(); }
 

@@ -7,6 +7,15 @@ namespace at {
 namespace native {
 namespace {
 
+// The sizes check of empty, naming the factory the user called (empty's
+// own would name empty).
+void check_sizes(IntArrayRef sizes, const char* op) {
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    TORCH_CHECK(sizes[d] >= 0, op, ": sizes must be non-negative, but got ", sizes, " (size ",
+                sizes[d], " at dimension ", d, "). Pass sizes >= 0.");
+  }
+}
+
 TensorOptions options_of(std::optional<ScalarType> dtype, std::optional<Layout> layout,
                          std::optional<Device> device, std::optional<bool> pin_memory) {
   return TensorOptions().dtype(dtype).layout(layout).device(device).pinned_memory(
@@ -16,12 +25,14 @@ TensorOptions options_of(std::optional<ScalarType> dtype, std::optional<Layout> 
 Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype,
              std::optional<Layout> layout, std::optional<Device> device,
              std::optional<bool> pin_memory) {
+  check_sizes(size, "zeros");
   return at::empty(size, options_of(dtype, layout, device, pin_memory)).zero_();
 }
 
 Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype,
             std::optional<Layout> layout, std::optional<Device> device,
             std::optional<bool> pin_memory) {
+  check_sizes(size, "ones");
   return at::empty(size, options_of(dtype, layout, device, pin_memory)).fill_(1);
 }
 
@@ -30,6 +41,7 @@ Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype,
 Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
             std::optional<Layout> layout, std::optional<Device> device,
             std::optional<bool> pin_memory) {
+  check_sizes(size, "full");
   if (!dtype.has_value()) {
     dtype = fill_value.isBoolean()    ? ScalarType::Bool
             : fill_value.isIntegral(false) ? ScalarType::Long

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "aten/Functions.h"
+#include "aten/Reduction.h"
 #include "aten/WrapDimUtils.h"
 #include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/dispatch.h"
@@ -24,7 +25,7 @@
 namespace ember::cpu {
 namespace {
 
-constexpr int64_t kNone = 0, kMean = 1;
+constexpr int64_t kNone = at::Reduction::None, kMean = at::Reduction::Mean;
 
 // The elementwise loss reduced as `reduction` asks.
 at::Tensor apply_reduction(const at::Tensor& loss, int64_t reduction) {

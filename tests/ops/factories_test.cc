@@ -212,6 +212,15 @@ TEST(FactoryOut, ResizeWithoutWarningKeepTheDtypeAndFill) {
   EXPECT_TRUE(capture.seen.empty()) << capture.seen.front();
 }
 
+TEST(Factories, NegativeSizesNameTheFactoryCalled) {
+  EXPECT_THAT(errorOf([] { at::full({-3}, 1.0); }),
+              HasSubstr("full: sizes must be non-negative, but got [-3] (size -3 at "
+                        "dimension 0). Pass sizes >= 0."));
+  EXPECT_THAT(errorOf([] { at::zeros({2, -1}); }),
+              HasSubstr("zeros: sizes must be non-negative, but got [2, -1]"));
+  EXPECT_THAT(errorOf([] { at::ones({-1}); }), HasSubstr("ones: sizes must be non-negative"));
+}
+
 TEST(FactoryOut, Errors) {
   at::Tensor f = at::empty({0});
   EXPECT_THAT(errorOf([&] { at::zeros_out(f, {2, -1}); }),

@@ -124,6 +124,23 @@ TEST(Resize, Errors) {
   EXPECT_EQ(blob.data_ptr(), static_cast<void*>(buffer));
 }
 
+// As in PyTorch: a resize cannot be differentiated, so a tensor that
+// requires grad is refused (before anything changes); others resize and
+// their version counter moves, as for every in-place op.
+TEST(Resize, RefusesTensorsThatRequireGrad) {
+  at::Tensor leaf = at::zeros({2});
+  leaf.requires_grad_(true);
+  EXPECT_THAT(errorOf([&] { leaf.resize_({3}); }),
+              HasSubstr("cannot resize variables that require grad: resize_ to [3] was called "
+                        "on a tensor of sizes [2] that requires grad."));
+  EXPECT_EQ(leaf.sizes().vec(), (std::vector<int64_t>{2}));
+  at::Tensor detached = leaf.detach();
+  const int64_t before = detached._version();
+  detached.resize_({3});
+  EXPECT_EQ(detached.sizes().vec(), (std::vector<int64_t>{3}));
+  EXPECT_GT(detached._version(), before);
+}
+
 class WarningRecorder : public c10::WarningHandler {
  public:
   void process(const c10::Warning& w) override { messages.push_back(w.msg()); }

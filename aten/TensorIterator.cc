@@ -148,8 +148,8 @@ const char* device_type_name(c10::DeviceType type) {
 }  // namespace
 
 TensorIteratorBase::TensorIteratorBase(const TensorIteratorConfig& config,
-                                       c10::DeviceType device_type)
-    : op_name_(config.op_name_) {
+                                       c10::DeviceType device_type, AllocateFn allocate)
+    : op_name_(config.op_name_), allocate_fn_(allocate) {
   check_and_collect(config, device_type);
   compute_shape(config);
   compute_types(config);
@@ -320,7 +320,8 @@ void TensorIteratorBase::prepare_outputs(const TensorIteratorConfig& config) {
   for (size_t i = 0; i < num_outputs_; ++i) {
     const Tensor& out = *results_[i];
     if (!out.defined()) {
-      owned_[i] = allocate(backend_keys_, shape_.ref(), dtypes_[i], device_);
+      owned_[i] = allocate_fn_ ? allocate_fn_(shape_.ref(), dtypes_[i], device_)
+                           : allocate(backend_keys_, shape_.ref(), dtypes_[i], device_);
       tensors_[i] = results_[i] = &owned_[i];
       continue;
     }
@@ -346,7 +347,8 @@ void TensorIteratorBase::prepare_outputs(const TensorIteratorConfig& config) {
                 ": result type ", dtypes_[i], " can't be cast to the desired "
                 "output type ", out.scalar_type(), ". Pass an output of dtype ",
                 dtypes_[i], ", or convert the inputs first.");
-    owned_[i] = allocate(backend_keys_, shape_.ref(), dtypes_[i], device_);
+    owned_[i] = allocate_fn_ ? allocate_fn_(shape_.ref(), dtypes_[i], device_)
+                           : allocate(backend_keys_, shape_.ref(), dtypes_[i], device_);
     tensors_[i] = &owned_[i];
     has_temporary_outputs_ = true;
   }
@@ -367,7 +369,8 @@ void TensorIteratorBase::prepare_inputs() {
       data_[k] = scalar_buffers_[k];
       continue;
     }
-    owned_[k] = allocate(backend_keys_, in.sizes(), dtypes_[k], device_);
+    owned_[k] = allocate_fn_ ? allocate_fn_(in.sizes(), dtypes_[k], device_)
+                             : allocate(backend_keys_, in.sizes(), dtypes_[k], device_);
     copy_elements(backend_keys_, owned_[k], in);
     tensors_[k] = &owned_[k];
   }

@@ -232,9 +232,18 @@ class TensorIteratorBase {
   const int64_t* strides(size_t k) const { return strides_[k].data(); }
 
  protected:
+  // A new contiguous tensor of `sizes` and `dtype` on `device`, for outputs
+  // and temporaries.
+  using AllocateFn = Tensor (*)(c10::IntArrayRef sizes, c10::ScalarType dtype,
+                                c10::Device device);
+
   // Builds the iteration; every operand must be on a device of type
-  // `device_type`, the one the derived class's loop runs on.
-  TensorIteratorBase(const TensorIteratorConfig& config, c10::DeviceType device_type);
+  // `device_type`, the one the derived class's loop runs on. Outputs and
+  // temporaries come from `allocate` when given (a backend's own allocation,
+  // which saves a dispatch per allocated tensor on small ops), else from the
+  // backend's empty kernel through the dispatcher.
+  TensorIteratorBase(const TensorIteratorConfig& config, c10::DeviceType device_type,
+                     AllocateFn allocate = nullptr);
   ~TensorIteratorBase();
 
   const char* op_name() const { return op_name_; }
@@ -272,6 +281,7 @@ class TensorIteratorBase {
   // The operands' keys below autograd: where temporaries are allocated and
   // copied (a redispatch straight to the backend's kernels).
   c10::DispatchKeySet backend_keys_;
+  AllocateFn allocate_fn_ = nullptr;
   c10::ScalarType common_dtype_ = c10::ScalarType::Undefined;
   c10::ScalarType dtypes_[kMaxOperands] = {};
   // Note [Borrowed operands]

@@ -56,7 +56,7 @@ class TensorIterator : public at::TensorIteratorBase {
   using LoopFn = void(void* ctx, char** data, const int64_t* strides, int64_t n);
 
   explicit TensorIterator(const TensorIteratorConfig& config)
-      : at::TensorIteratorBase(config, c10::DeviceType::CPU) {}
+      : at::TensorIteratorBase(config, c10::DeviceType::CPU, &allocate) {}
 
   // ember::cpu::TensorIterator::for_each
   //
@@ -75,6 +75,8 @@ class TensorIterator : public at::TensorIteratorBase {
  private:
   void run(LoopFn* fn, void* ctx);
   void serial_for_each(LoopFn* fn, void* ctx, int64_t begin, int64_t end) const;
+  // Outputs and temporaries: empty_cpu directly (no dispatch).
+  static at::Tensor allocate(c10::IntArrayRef sizes, c10::ScalarType dtype, c10::Device device);
 };
 
 }  // namespace ember::cpu

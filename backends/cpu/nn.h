@@ -1,6 +1,6 @@
 // backends/cpu/nn.h — the CPU plugin's neural-network kernels: softmax and
-// log_softmax (softmax.cc), the losses (loss.cc), batch and layer norm
-// (norm.cc) and embedding (embedding.cc).
+// log_softmax (nn_softmax.cc), the losses (nn_loss.cc), batch and layer norm
+// (nn_norm.cc) and embedding (nn_embedding.cc).
 //
 // Each function is registered for DispatchKey::CPU under the aten operator
 // named in its comment; its C++ type is the one the dispatcher checks

@@ -2,7 +2,7 @@
 // arithmetic of kernels.h, as plain C++ functions.
 //
 // Each is registered for DispatchKey::CPU under the aten operator named in
-// its comment (pointwise_*.cc, kernels_pointwise.cc), with exactly the C++
+// its comment (pointwise_*.cc), with exactly the C++
 // type the dispatcher checks against the schema. Programs call them through
 // at::sin, Tensor::clamp_, …; tests of the plugin may call them directly:
 //

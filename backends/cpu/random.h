@@ -1,6 +1,6 @@
 // backends/cpu/random.h — the CPU plugin's random kernels and range
 // factories, as plain C++ functions (registered in random.cc,
-// random_dropout.cc and kernels_factory.cc; see kernels.h for conventions).
+// random_dropout.cc and factories.cc; see kernels.h for conventions).
 //
 //   at::Tensor t = ember::cpu::empty_cpu({1000}, c10::kFloat);
 //   ember::cpu::uniform_(t, -1, 1, std::nullopt);   // the default generator

@@ -1,4 +1,4 @@
-// backends/cpu/conversion.h — the CPU plugin's comparison kernels behind
+// backends/cpu/pointwise_isclose.h — the CPU plugin's comparison kernels behind
 // at::isclose, at::allclose (composite, over isclose) and at::equal.
 //
 //   at::Tensor close = ember::cpu::isclose(a, b, 1e-5, 1e-8, false);

@@ -29,7 +29,7 @@
 
 namespace ember::cpu {
 
-// ---- softmax (softmax.cc): Float, Double, Half, BFloat16 --------------------
+// ---- softmax (nn_softmax.cc): Float, Double, Half, BFloat16 -----------------
 // half_to_float: a Half input gives a Float result (only Half may ask).
 at::Tensor softmax_cpu(const at::Tensor& self, int64_t dim,
                        bool half_to_float);  // _softmax
@@ -50,7 +50,7 @@ at::Tensor log_softmax_backward_cpu(
     const at::Tensor& grad_output, const at::Tensor& output, int64_t dim,
     c10::ScalarType input_dtype);  // _log_softmax_backward_data
 
-// ---- losses (loss.cc): Float, Double, Half, BFloat16 ------------------------
+// ---- losses (nn_loss.cc): Float, Double, Half, BFloat16 ---------------------
 // reduction is at::Reduction (0 None, 1 Mean, 2 Sum). Targets of the nll
 // losses are class indices (Long or Byte).
 std::tuple<at::Tensor, at::Tensor> nll_loss_forward_cpu(
@@ -93,7 +93,7 @@ at::Tensor binary_cross_entropy_with_logits_cpu(
     const std::optional<at::Tensor>& pos_weight,
     int64_t reduction);  // binary_cross_entropy_with_logits
 
-// ---- normalization (norm.cc): Float and Double ----------------------------
+// ---- normalization (nn_norm.cc): Float and Double -------------------------
 // input is (N, C, ...). Training: batch statistics, and running_mean/var
 // (if given) are updated in place with `momentum` and the unbiased
 // variance; returns (out, save_mean, save_invstd). Eval: the running
@@ -126,7 +126,7 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm_backward_cpu(
     const std::optional<at::Tensor>& weight, const std::optional<at::Tensor>& bias,
     const std::vector<bool>& output_mask);  // native_layer_norm_backward
 
-// ---- embedding (embedding.cc) ----------------------------------------------
+// ---- embedding (nn_embedding.cc) -------------------------------------------
 // Rows of weight (any dtype) picked by Long or Int indices; the result is
 // indices.sizes() + [embedding_dim]. padding_idx and scale_grad_by_freq
 // only matter for the backward; sparse is accepted and ignored here.

@@ -24,7 +24,7 @@
 
 namespace ember::cpu {
 
-// ---- div with rounding_mode (kernels_pointwise.cc) -------------------------
+// ---- div with rounding_mode (pointwise_arith.cc) ---------------------------
 // rounding_mode: none (true division), "trunc" or "floor"; integer inputs
 // stay integral with "trunc"/"floor", and integer division by zero throws
 // (ZeroDivisionError).

@@ -79,7 +79,7 @@ at::Tensor native_dropout_backward(const at::Tensor& grad_output,
                                    const at::Tensor& mask,
                                    double scale);  // native_dropout_backward
 
-// ---- range factories (kernels_factory.cc) ----------------------------------------
+// ---- range factories (factories.cc) ----------------------------------------------
 // arange: start, start + step, ... up to end (excluded), in out's dtype.
 at::Tensor& arange_out(const c10::Scalar& start, const c10::Scalar& end,
                        const c10::Scalar& step, at::Tensor& out);  // arange.start_out

@@ -28,9 +28,10 @@
 
 namespace ember::cpu {
 
-// ---- helpers shared by the reduction kernels (kernels_reduce.cc) ---------------
+// ---- helpers shared by the reduction kernels (reductions_sum_minmax.cc) --------
 
-// Refuses an undefined input and one with more dims than reduce.h handles.
+// Refuses an undefined input and one with more dims than reductions_loops.h
+// handles.
 void reduce_check_input(const at::Tensor& self, const char* op);
 
 // Which dimensions `dims` names, wrapped (negative dims count from the end);
@@ -83,7 +84,7 @@ using sum_acc_t = typename SumAcc<T>::type;
 
 constexpr int64_t kSumBlock = 4096;
 
-// ---- out= variants of kernels.h's reductions, and max()/min() (kernels_reduce.cc)
+// ---- out= variants of kernels.h's reductions, and max()/min() (reductions_sum_minmax.cc)
 at::Tensor& sum_out(const at::Tensor& self, c10::OptionalIntArrayRef dim, bool keepdim,
                     std::optional<c10::ScalarType> dtype,
                     at::Tensor& out);  // sum.IntList_out
@@ -104,7 +105,7 @@ at::Tensor min_all(const at::Tensor& self);                   // min
 at::Tensor& max_all_out(const at::Tensor& self, at::Tensor& out);  // max.unary_out
 at::Tensor& min_all_out(const at::Tensor& self, at::Tensor& out);  // min.unary_out
 
-// ---- products (reductions.cc) and running sums (reductions_scan.cc) ------------
+// ---- products (reductions_prod_var_logical.cc), running sums (reductions_scan.cc)
 // prod: integral and bool inputs give Long unless `dtype` is given (the
 // input is converted to it first); an empty product is 1.
 at::Tensor prod(const at::Tensor& self, std::optional<c10::ScalarType> dtype);  // prod
@@ -123,7 +124,7 @@ at::Tensor& cumsum_out(const at::Tensor& self, int64_t dim,
                        std::optional<c10::ScalarType> dtype,
                        at::Tensor& out);  // cumsum.out
 
-// ---- variance and standard deviation (reductions.cc) -----------------------------
+// ---- variance and standard deviation (reductions_prod_var_logical.cc) ------------
 // Floating inputs only; the result has the input's dtype. The sum of squared
 // deviations is divided by max(0, N - correction) (N elements per result,
 // correction 1 by default); a warning says when that is <= 0. An empty
@@ -180,7 +181,7 @@ at::Tensor logsumexp(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim)
 at::Tensor& logsumexp_out(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim,
                           at::Tensor& out);  // logsumexp.out
 
-// ---- all and any (reductions.cc) ----------------------------------------------------
+// ---- all and any (reductions_prod_var_logical.cc) -----------------------------------
 // Whether every/some element is nonzero. Bool results, uint8 for uint8
 // inputs; out= takes Bool or uint8. all of nothing is true, any false.
 at::Tensor all(const at::Tensor& self);                                      // all

@@ -102,7 +102,7 @@ at::Tensor& reduce_write_out(at::Tensor& out, const at::Tensor& result, const ch
 
 namespace {
 
-// ---- fold policies (See the Ops contract in reduce.h) ------------------------------------
+// ---- fold policies (See the Ops contract in reductions_loops.h) --------------------------
 
 // See Note [Sum accumulation] in reductions.h.
 // Sums (and means) of in_t elements converted to out_t; in_t is out_t, or

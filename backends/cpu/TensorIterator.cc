@@ -5,7 +5,6 @@
 #include <algorithm>
 
 #include "backends/cpu/parallel.h"
-#include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
 
 namespace ember::cpu {
@@ -19,12 +18,6 @@ namespace ember::cpu {
 // grain, starting threads costs more than it saves. Inside an enclosing
 // OpenMP region the loop runs serially (no nested teams). A loop must not
 // throw: an exception cannot leave an OpenMP region.
-at::Tensor TensorIterator::allocate(c10::IntArrayRef sizes, c10::ScalarType dtype,
-                                   c10::Device device) {
-  TORCH_INTERNAL_ASSERT(device.is_cpu(), "ember::cpu::TensorIterator: allocating on ", device);
-  return empty_cpu(sizes, dtype);
-}
-
 namespace {
 constexpr int64_t kParallelGrain = 32768;
 }  // namespace

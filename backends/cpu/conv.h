@@ -1,5 +1,5 @@
-// backends/cpu/conv.h — the CPU plugin's convolution kernels (registered in
-// conv.cc for DispatchKey::CPU).
+// backends/cpu/conv.h — the CPU plugin's convolution kernels (defined in
+// conv.cc; declared in the generated CPUKernels.h).
 //
 //   at::Tensor y = ember::cpu::convolution(x, w, b, {1, 1}, {1, 1}, {1, 1},
 //                                          /*transposed=*/false, {0, 0}, 1);
@@ -18,26 +18,16 @@
 #include <vector>
 
 #include "aten/Tensor.h"
+#include "backends/cpu/CPUKernels.h"
 #include "c10/util/ArrayRef.h"
 #include "c10/util/OptionalArrayRef.h"
 
 namespace ember::cpu {
 
 // convolution
-at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
-                       const std::optional<at::Tensor>& bias, c10::IntArrayRef stride,
-                       c10::IntArrayRef padding, c10::IntArrayRef dilation,
-                       bool transposed, c10::IntArrayRef output_padding,
-                       int64_t groups);
 
 // convolution_backward: (grad_input, grad_weight, grad_bias); an entry whose
 // output_mask is false is an undefined tensor. grad_bias sums grad_output
 // over every dim but the channels.
-std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
-    const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& weight,
-    c10::OptionalIntArrayRef bias_sizes, c10::IntArrayRef stride,
-    c10::IntArrayRef padding, c10::IntArrayRef dilation, bool transposed,
-    c10::IntArrayRef output_padding, int64_t groups,
-    const std::vector<bool>& output_mask);
 
 }  // namespace ember::cpu

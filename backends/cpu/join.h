@@ -2,13 +2,14 @@
 //
 //   at::Tensor ab = ember::cpu::cat({a, b}, /*dim=*/0);
 //
-// Registered for DispatchKey::CPU (join.cc); stack is composite
+// Defined in join.cc, declared in the generated CPUKernels.h; stack is composite
 // (aten/ops/indexing.cc) and calls cat.
 #pragma once
 
 #include <cstdint>
 
 #include "aten/Tensor.h"
+#include "backends/cpu/CPUKernels.h"
 
 namespace ember::cpu {
 
@@ -16,7 +17,5 @@ namespace ember::cpu {
 // (torch.result_type). Every tensor has the same number of dims and the
 // same sizes except at `dim`; 1-d tensors of size 0 are skipped, as
 // PyTorch's legacy rule. 0-d tensors are refused.
-at::Tensor cat(at::TensorList tensors, int64_t dim);                   // cat
-at::Tensor& cat_out(at::TensorList tensors, int64_t dim, at::Tensor& out);  // cat.out
 
 }  // namespace ember::cpu

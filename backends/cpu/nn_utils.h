@@ -1,7 +1,7 @@
 // backends/cpu/nn_utils.h — helpers shared by the CPU plugin's
-// neural-network kernels (softmax.cc, loss.cc, norm.cc, embedding.cc):
-// argument checks, contiguous operands, a vectorizable exp, and a
-// parallel loop. Internal to the plugin.
+// neural-network kernels (nn_softmax.cc, nn_loss.cc, nn_norm.cc,
+// nn_embedding.cc): argument checks, contiguous operands, a vectorizable
+// exp, and a parallel loop. Internal to the plugin.
 #pragma once
 
 #include <omp.h>

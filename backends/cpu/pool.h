@@ -1,5 +1,5 @@
-// backends/cpu/pool.h — the CPU plugin's 2-d pooling kernels (registered in
-// pool.cc for DispatchKey::CPU).
+// backends/cpu/pool.h — the CPU plugin's 2-d pooling kernels (defined in
+// pool.cc; declared in the generated CPUKernels.h).
 //
 //   auto [values, indices] = ember::cpu::max_pool2d_with_indices(
 //       x, /*kernel_size=*/{2, 2}, /*stride=*/{}, /*padding=*/{0},
@@ -19,37 +19,20 @@
 #include <tuple>
 
 #include "aten/Tensor.h"
+#include "backends/cpu/CPUKernels.h"
 #include "c10/util/ArrayRef.h"
 
 namespace ember::cpu {
 
 // max_pool2d_with_indices: the maxima and, for each, its position h * W + w
 // in its input plane (Long). NaN wins, as in PyTorch.
-std::tuple<at::Tensor, at::Tensor> max_pool2d_with_indices(
-    const at::Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
-    c10::IntArrayRef padding, c10::IntArrayRef dilation, bool ceil_mode);
 // max_pool2d_with_indices_backward: grad_output scattered (summed) to the
 // input positions `indices` name.
-at::Tensor max_pool2d_with_indices_backward(
-    const at::Tensor& grad_output, const at::Tensor& self, c10::IntArrayRef kernel_size,
-    c10::IntArrayRef stride, c10::IntArrayRef padding, c10::IntArrayRef dilation,
-    bool ceil_mode, const at::Tensor& indices);
 
 // avg_pool2d: window sums divided by divisor_override, else by the window's
 // size clipped to the padded input (count_include_pad) or to the input.
-at::Tensor avg_pool2d(const at::Tensor& self, c10::IntArrayRef kernel_size,
-                      c10::IntArrayRef stride, c10::IntArrayRef padding, bool ceil_mode,
-                      bool count_include_pad, std::optional<int64_t> divisor_override);
-at::Tensor avg_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& self,
-                               c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
-                               c10::IntArrayRef padding, bool ceil_mode,
-                               bool count_include_pad,
-                               std::optional<int64_t> divisor_override);
 
 // _adaptive_avg_pool2d: output cell (i, j) averages input rows
 // [floor(i*H/oh), ceil((i+1)*H/oh)) and the same for columns.
-at::Tensor _adaptive_avg_pool2d(const at::Tensor& self, c10::IntArrayRef output_size);
-at::Tensor _adaptive_avg_pool2d_backward(const at::Tensor& grad_output,
-                                         const at::Tensor& self);
 
 }  // namespace ember::cpu

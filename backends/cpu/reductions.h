@@ -7,8 +7,9 @@
 //   at::Tensor v = ember::cpu::var_correction(x, {{1}}, /*correction=*/1,
 //                                             /*keepdim=*/false);
 //
-// Each function is registered for DispatchKey::CPU under the aten operator
-// named in its comment; programs reach them through at::var, Tensor::prod,
+// Each kernel is declared in the generated CPUKernels.h and registered by
+// RegisterCPU.cc (`dispatch=CPU:...` in aten/native_functions); programs
+// reach them through at::var, Tensor::prod,
 // … Inputs may have any strides. Errors throw c10::Error. Internal to the
 // CPU plugin (tests may call the kernels directly).
 #pragma once
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "aten/Tensor.h"
+#include "backends/cpu/CPUKernels.h"
 #include "backends/cpu/dispatch.h"
 #include "c10/core/Scalar.h"
 #include "c10/core/ScalarType.h"
@@ -28,9 +30,10 @@
 
 namespace ember::cpu {
 
-// ---- helpers shared by the reduction kernels (kernels_reduce.cc) ---------------
+// ---- helpers shared by the reduction kernels (reductions_sum_minmax.cc) --------
 
-// Refuses an undefined input and one with more dims than reduce.h handles.
+// Refuses an undefined input and one with more dims than reductions_loops.h
+// handles.
 void reduce_check_input(const at::Tensor& self, const char* op);
 
 // Which dimensions `dims` names, wrapped (negative dims count from the end);
@@ -83,119 +86,33 @@ using sum_acc_t = typename SumAcc<T>::type;
 
 constexpr int64_t kSumBlock = 4096;
 
-// ---- out= variants of kernels.h's reductions, and max()/min() (kernels_reduce.cc)
-at::Tensor& sum_out(const at::Tensor& self, c10::OptionalIntArrayRef dim, bool keepdim,
-                    std::optional<c10::ScalarType> dtype,
-                    at::Tensor& out);  // sum.IntList_out
-at::Tensor& mean_out(const at::Tensor& self, c10::OptionalIntArrayRef dim, bool keepdim,
-                     std::optional<c10::ScalarType> dtype, at::Tensor& out);  // mean.out
-at::Tensor& amax_out(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim,
-                     at::Tensor& out);  // amax.out
-at::Tensor& amin_out(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim,
-                     at::Tensor& out);  // amin.out
-at::Tensor& argmax_out(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim,
-                       at::Tensor& out);  // argmax.out
-at::Tensor& argmin_out(const at::Tensor& self, std::optional<int64_t> dim, bool keepdim,
-                       at::Tensor& out);  // argmin.out
+// ---- out= variants of kernels.h's reductions, and max()/min() (reductions_sum_minmax.cc)
 // The largest/smallest element, 0-dim; NaN if any element is NaN. The input
 // must have elements.
-at::Tensor max_all(const at::Tensor& self);                   // max
-at::Tensor min_all(const at::Tensor& self);                   // min
-at::Tensor& max_all_out(const at::Tensor& self, at::Tensor& out);  // max.unary_out
-at::Tensor& min_all_out(const at::Tensor& self, at::Tensor& out);  // min.unary_out
 
-// ---- products (reductions.cc) and running sums (reductions_scan.cc) ------------
+// ---- products (reductions_prod_var_logical.cc), running sums (reductions_scan.cc)
 // prod: integral and bool inputs give Long unless `dtype` is given (the
 // input is converted to it first); an empty product is 1.
-at::Tensor prod(const at::Tensor& self, std::optional<c10::ScalarType> dtype);  // prod
-at::Tensor prod_dim(const at::Tensor& self, int64_t dim, bool keepdim,
-                    std::optional<c10::ScalarType> dtype);  // prod.dim_int
-at::Tensor& prod_out(const at::Tensor& self, int64_t dim, bool keepdim,
-                     std::optional<c10::ScalarType> dtype,
-                     at::Tensor& out);  // prod.int_out
 // cumsum: the running sum along `dim`; dtypes as sum. In-place and out=
 // results take the dtype of self/out (a `dtype` argument must match it).
-at::Tensor cumsum(const at::Tensor& self, int64_t dim,
-                  std::optional<c10::ScalarType> dtype);  // cumsum
-at::Tensor& cumsum_(at::Tensor& self, int64_t dim,
-                    std::optional<c10::ScalarType> dtype);  // cumsum_
-at::Tensor& cumsum_out(const at::Tensor& self, int64_t dim,
-                       std::optional<c10::ScalarType> dtype,
-                       at::Tensor& out);  // cumsum.out
 
-// ---- variance and standard deviation (reductions.cc) -----------------------------
+// ---- variance and standard deviation (reductions_prod_var_logical.cc) ------------
 // Floating inputs only; the result has the input's dtype. The sum of squared
 // deviations is divided by max(0, N - correction) (N elements per result,
 // correction 1 by default); a warning says when that is <= 0. An empty
 // reduction gives NaN.
-at::Tensor var_correction(const at::Tensor& self, c10::OptionalIntArrayRef dim,
-                          const std::optional<c10::Scalar>& correction,
-                          bool keepdim);  // var.correction
-at::Tensor& var_correction_out(const at::Tensor& self, c10::OptionalIntArrayRef dim,
-                               const std::optional<c10::Scalar>& correction, bool keepdim,
-                               at::Tensor& out);  // var.correction_out
-at::Tensor& var_out(const at::Tensor& self, c10::OptionalIntArrayRef dim, bool unbiased,
-                    bool keepdim, at::Tensor& out);  // var.out
-at::Tensor std_correction(const at::Tensor& self, c10::OptionalIntArrayRef dim,
-                          const std::optional<c10::Scalar>& correction,
-                          bool keepdim);  // std.correction
-at::Tensor& std_correction_out(const at::Tensor& self, c10::OptionalIntArrayRef dim,
-                               const std::optional<c10::Scalar>& correction, bool keepdim,
-                               at::Tensor& out);  // std.correction_out
-at::Tensor& std_out(const at::Tensor& self, c10::OptionalIntArrayRef dim, bool unbiased,
-                    bool keepdim, at::Tensor& out);  // std.out
 // (var, mean) and (std, mean) in one pass.
-std::tuple<at::Tensor, at::Tensor> var_mean_correction(
-    const at::Tensor& self, c10::OptionalIntArrayRef dim,
-    const std::optional<c10::Scalar>& correction, bool keepdim);  // var_mean.correction
-std::tuple<at::Tensor, at::Tensor> std_mean_correction(
-    const at::Tensor& self, c10::OptionalIntArrayRef dim,
-    const std::optional<c10::Scalar>& correction, bool keepdim);  // std_mean.correction
 
 // ---- norms and logsumexp (reductions_norm.cc) ------------------------------------------
 // The vector p-norm over `dim` (all dims when empty or none): p = 0 counts
 // nonzeros, inf/-inf take the largest/smallest |x|, others (sum |x|^p)^(1/p).
 // Floating inputs only; `dtype` (floating) converts the input first.
-at::Tensor linalg_vector_norm(const at::Tensor& self, const c10::Scalar& ord,
-                              c10::OptionalIntArrayRef dim, bool keepdim,
-                              std::optional<c10::ScalarType> dtype);  // linalg_vector_norm
-at::Tensor& linalg_vector_norm_out(const at::Tensor& self, const c10::Scalar& ord,
-                                   c10::OptionalIntArrayRef dim, bool keepdim,
-                                   std::optional<c10::ScalarType> dtype,
-                                   at::Tensor& out);  // linalg_vector_norm.out
 // norm: as linalg_vector_norm, p = none meaning 2.
-at::Tensor norm_dim_dtype(const at::Tensor& self, const std::optional<c10::Scalar>& p,
-                          c10::IntArrayRef dim, bool keepdim,
-                          c10::ScalarType dtype);  // norm.ScalarOpt_dim_dtype
-at::Tensor norm_dim(const at::Tensor& self, const std::optional<c10::Scalar>& p,
-                    c10::IntArrayRef dim, bool keepdim);  // norm.ScalarOpt_dim
-at::Tensor& norm_dtype_out(const at::Tensor& self, const std::optional<c10::Scalar>& p,
-                           c10::IntArrayRef dim, bool keepdim, c10::ScalarType dtype,
-                           at::Tensor& out);  // norm.dtype_out
-at::Tensor& norm_out(const at::Tensor& self, const std::optional<c10::Scalar>& p,
-                     c10::IntArrayRef dim, bool keepdim, at::Tensor& out);  // norm.out
 // log(sum(exp(x))) over `dim` (all dims when empty), without overflow:
 // the largest element is factored out. Integral inputs give Float.
-at::Tensor logsumexp(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim);  // logsumexp
-at::Tensor& logsumexp_out(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim,
-                          at::Tensor& out);  // logsumexp.out
 
-// ---- all and any (reductions.cc) ----------------------------------------------------
+// ---- all and any (reductions_prod_var_logical.cc) -----------------------------------
 // Whether every/some element is nonzero. Bool results, uint8 for uint8
 // inputs; out= takes Bool or uint8. all of nothing is true, any false.
-at::Tensor all(const at::Tensor& self);                                      // all
-at::Tensor all_dim(const at::Tensor& self, int64_t dim, bool keepdim);       // all.dim
-at::Tensor all_dims(const at::Tensor& self, c10::OptionalIntArrayRef dim,
-                    bool keepdim);                                           // all.dims
-at::Tensor& all_out(const at::Tensor& self, int64_t dim, bool keepdim,
-                    at::Tensor& out);                                        // all.out
-at::Tensor& all_all_out(const at::Tensor& self, at::Tensor& out);            // all.all_out
-at::Tensor any(const at::Tensor& self);                                      // any
-at::Tensor any_dim(const at::Tensor& self, int64_t dim, bool keepdim);       // any.dim
-at::Tensor any_dims(const at::Tensor& self, c10::OptionalIntArrayRef dim,
-                    bool keepdim);                                           // any.dims
-at::Tensor& any_out(const at::Tensor& self, int64_t dim, bool keepdim,
-                    at::Tensor& out);                                        // any.out
-at::Tensor& any_all_out(const at::Tensor& self, at::Tensor& out);            // any.all_out
 
 }  // namespace ember::cpu

@@ -1,6 +1,6 @@
 // The CPU plugin's norms (norm, linalg_vector_norm) and logsumexp; the
-// loops are reduce.h's, folding with the policies below (See the Ops
-// contract in reduce.h).
+// loops are reductions_loops.h's, folding with the policies below (See the
+// Ops contract in reductions_loops.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "backends/cpu/dispatch.h"
-#include "backends/cpu/reduce.h"
 #include "backends/cpu/reductions.h"
+#include "backends/cpu/reductions_loops.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
 

@@ -9,8 +9,8 @@
 
 #include "aten/WrapDimUtils.h"
 #include "backends/cpu/dispatch.h"
-#include "backends/cpu/reduce.h"
 #include "backends/cpu/reductions.h"
+#include "backends/cpu/reductions_loops.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
 

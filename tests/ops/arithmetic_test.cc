@@ -76,7 +76,7 @@ TEST_P(Arithmetic, Comparisons) {
                [](double a, double b) { return a > b; }, pairs, {}, {}, device(), to_bool);
 }
 
-// Note [Small binary fast path] (backends/cpu/kernels_pointwise.cc): small
+// Note [Small binary fast path] (backends/cpu/pointwise_arith.cc): small
 // contiguous float/double add and mul skip the TensorIterator. Their results
 // must be bit-identical to the general path's, which a tensor above the
 // fast path's size limit takes.

@@ -342,7 +342,7 @@ TEST_P(NnNorm, LayerNormBackwardMatchesFiniteDifferences) {
 }
 
 // Float data is summed in float vector lanes (Note [Norm sums in blocks],
-// backends/cpu/norm.cc): rows longer than a block (1024) with tails,
+// backends/cpu/nn_norm.cc): rows longer than a block (1024) with tails,
 // BatchNorm1d's one-element rows, and a mean far from zero next to the
 // spread (1e4 +- 1, where deviations from the float-rounded mean need the
 // correction the Note describes) must agree with the double kernel run on

@@ -1,7 +1,7 @@
 // The CPU plugin's reductions: sum, mean, amax, amin, max.dim, min.dim,
 // argmax, argmin, their out= variants and max()/min(); and the argument
 // helpers of reductions.h. Argument checks and output allocation are here;
-// the loops are reduce.h's, folding with the policies below.
+// the loops are reductions_loops.h's, folding with the policies below.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -13,8 +13,8 @@
 #include "aten/WrapDimUtils.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/kernels.h"
-#include "backends/cpu/reduce.h"
 #include "backends/cpu/reductions.h"
+#include "backends/cpu/reductions_loops.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
 
@@ -101,7 +101,7 @@ at::Tensor& reduce_write_out(at::Tensor& out, const at::Tensor& result, const ch
 
 namespace {
 
-// ---- fold policies (See the Ops contract in reduce.h) ------------------------------------
+// ---- fold policies (See the Ops contract in reductions_loops.h) --------------------------
 
 // See Note [Sum accumulation] in reductions.h.
 // Sums (and means) of in_t elements converted to out_t; in_t is out_t, or

@@ -1,4 +1,4 @@
-// backends/cpu/reduce.h — the strided loop driver behind the CPU plugin's
+// backends/cpu/reductions_loops.h — the strided loop driver behind the CPU plugin's
 // reductions (sum, mean, amax, amin, max.dim, min.dim, argmax, argmin).
 //
 // A reduction splits the input's dimensions into kept ones (one output

@@ -1,5 +1,5 @@
-// The CPU plugin's comparison kernels: isclose and equal (See conversion.h).
-#include "backends/cpu/conversion.h"
+// The CPU plugin's comparison kernels: isclose and equal (See pointwise_isclose.h).
+#include "backends/cpu/pointwise_isclose.h"
 
 #include <cmath>
 #include <cstdint>

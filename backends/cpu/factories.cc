@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/kernels.h"
 #include "backends/cpu/random.h"
@@ -86,6 +87,14 @@ at::Tensor empty_cpu(c10::IntArrayRef sizes, c10::ScalarType dtype,
   at::Tensor t = make_tensor(contiguous_nbytes(sizes, dtype, op), dtype);
   if (!sizes.empty()) t.unsafeGetTensorImpl()->set_sizes_contiguous(sizes);
   return t;
+}
+
+// Defined here, next to empty_cpu, rather than in TensorIterator.cc: the
+// loop driver's target (:support) is below this one.
+at::Tensor TensorIterator::allocate(c10::IntArrayRef sizes, c10::ScalarType dtype,
+                                   c10::Device device) {
+  TORCH_INTERNAL_ASSERT(device.is_cpu(), "ember::cpu::TensorIterator: allocating on ", device);
+  return empty_cpu(sizes, dtype);
 }
 
 at::Tensor empty_strided_cpu(c10::IntArrayRef sizes, c10::IntArrayRef strides,

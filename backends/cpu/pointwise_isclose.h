@@ -1,4 +1,4 @@
-// backends/cpu/conversion.h — the CPU plugin's comparison kernels behind
+// backends/cpu/pointwise_isclose.h — the CPU plugin's comparison kernels behind
 // at::isclose, at::allclose (composite, over isclose) and at::equal.
 //
 //   at::Tensor close = ember::cpu::isclose(a, b, 1e-5, 1e-8, false);
@@ -8,6 +8,7 @@
 #pragma once
 
 #include "aten/Tensor.h"
+#include "backends/cpu/CPUKernels.h"
 
 namespace ember::cpu {
 
@@ -16,11 +17,8 @@ namespace ember::cpu {
 // with equal_nan. Both inputs must have the same dtype; rtol and atol must
 // be >= 0. Bool result. Integers compare exactly as doubles; Half and
 // BFloat16 compute in float.
-at::Tensor isclose(const at::Tensor& self, const at::Tensor& other, double rtol,
-                   double atol, bool equal_nan);  // isclose
 
 // Whether both have the same sizes and equal elements (after promotion to
 // their common dtype; NaN is not equal to NaN). Both must be on the CPU.
-bool equal(const at::Tensor& self, const at::Tensor& other);  // equal
 
 }  // namespace ember::cpu

@@ -1,7 +1,7 @@
 // The CPU plugin's statistical and logical reductions: prod, var/std (and
-// var_mean/std_mean), all, any; the loops are reduce.h's, folding with the
-// policies below (See the Ops contract in reduce.h). Norms and logsumexp are
-// in reductions_norm.cc, cumsum in reductions_scan.cc.
+// var_mean/std_mean), all, any; the loops are reductions_loops.h's, folding
+// with the policies below (See the Ops contract in reductions_loops.h). Norms
+// and logsumexp are in reductions_norm.cc, cumsum in reductions_scan.cc.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "backends/cpu/dispatch.h"
-#include "backends/cpu/reduce.h"
 #include "backends/cpu/reductions.h"
+#include "backends/cpu/reductions_loops.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
 

@@ -7,6 +7,11 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <future>
 #include <optional>
 #include <thread>
 #include <utility>
@@ -111,6 +116,23 @@ void backward_from(const std::shared_ptr<Node>& node, c10::DeviceIndex index) {
   Engine::get_default_engine().execute({Edge(node, 0)}, {fake_tensor(index)},
                                        /*keep_graph=*/false, /*create_graph=*/false,
                                        /*accumulate_grad=*/true);
+}
+
+// Runs `fn` on another thread; a deadlock (no return within 30 s) fails
+// the test and ends the process, since the blocked engine threads cannot be
+// released.
+void returns_in_time(const std::function<void()>& fn) {
+  std::packaged_task<void()> task(fn);
+  std::future<void> done = task.get_future();
+  std::thread runner(std::move(task));
+  if (done.wait_for(std::chrono::seconds(30)) != std::future_status::ready) {
+    std::fprintf(stderr, "the backward pass deadlocked: a device's queue was left "
+                         "without a thread draining it\n");
+    std::fflush(stderr);
+    std::_Exit(1);
+  }
+  runner.join();
+  done.get();
 }
 
 // The waits logged since `before` waits had been.
@@ -342,14 +364,18 @@ TEST_F(EngineDevice, ReentrantCallsNestOnTheDeviceThread) {
     chain[k] = make_without_stream<ReentrantLevel>(&seen, k);
     if (k > 0) chain[k - 1]->next_ = chain[k];
   }
-  backward_from(chain[0], 1);
-  backward_from(chain[kLevels - 1], 1);  // the queue still works after them
+  std::thread::id caller;
+  returns_in_time([&] {
+    caller = std::this_thread::get_id();
+    backward_from(chain[0], 1);
+    backward_from(chain[kLevels - 1], 1);  // the queue still works after them
+  });
   for (size_t k = 0; k < kLevels; ++k) {
     SCOPED_TRACE(k);
     EXPECT_EQ(seen[k].thread, seen[0].thread);
     EXPECT_EQ(*seen[k].device, fakedev(1));
   }
-  EXPECT_NE(seen[0].thread, std::this_thread::get_id());
+  EXPECT_NE(seen[0].thread, caller);  // the device thread, not the caller
   for (auto& level : chain) level->next_ = nullptr;
 }
 
@@ -370,10 +396,14 @@ TEST_F(EngineDevice, ReentrantPoolThreadTakesOverTheDeviceAndStream) {
     chain[k] = make_without_stream<ReentrantLevel>(&seen, k);
     chain[k - 1]->next_ = chain[k];
   }
-  backward_from(chain[0], 1);
+  std::thread::id caller;
+  returns_in_time([&] {
+    caller = std::this_thread::get_id();
+    backward_from(chain[0], 1);
+  });
 
   const std::thread::id device_thread = seen[0].thread;
-  EXPECT_NE(device_thread, std::this_thread::get_id());
+  EXPECT_NE(device_thread, caller);
   for (size_t k = 0; k < levels; ++k) {
     SCOPED_TRACE(k);
     ASSERT_TRUE(seen[k].device.has_value());

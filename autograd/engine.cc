@@ -54,7 +54,9 @@ namespace autograd {
 // draining the new task's queue while the outer task waits. On a device
 // thread the new task's CPU queue is the device's queue itself, so the
 // thread keeps serving its device (other tasks' Nodes included) while it
-// waits. Past the depth limit the task goes to the reentrant pool (Note
+// waits; the nested loop returns once its task is complete, which may leave
+// that task's wake-up in the device's queue, where the device thread skips
+// it (and CompareNodeTask treats wake-ups as equal). Past the depth limit the task goes to the reentrant pool (Note
 // [Reentrant pool]) and the calling thread blocks until the pool thread is
 // done with it.
 
@@ -80,6 +82,15 @@ namespace autograd {
 // thread nests on that queue too and the device's Nodes keep a thread that
 // drains them; the calling device thread is blocked meanwhile. It restores
 // its own device, stream and queue when the task is done.
+//
+// The caller waits until the worker has let go of the task, not only until
+// the task's future completes: the worker holds no reference to the task
+// after that, so the task (its error, its buffers) is released on the
+// caller's thread and in an order ThreadSanitizer can see. Waiting on the
+// future alone leaves the worker holding the task for a moment; when the
+// task failed, the worker could then free the exception object after the
+// caller had read it, ordered only by libstdc++'s exception_ptr count, which
+// is not instrumented (a data race to TSan).
 
 // Note [Streams of a backward pass]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -110,15 +121,6 @@ namespace autograd {
 // streams of the leaves (AccumulateGrad) when backward() returns, and
 // telling a caching allocator that a gradient is used on another stream
 // (record_stream); the device runtime has no hook for the latter yet.
-//
-// The caller waits until the worker has let go of the task, not only until
-// the task's future completes: the worker holds no reference to the task
-// after that, so the task (its error, its buffers) is released on the
-// caller's thread and in an order ThreadSanitizer can see. Waiting on the
-// future alone leaves the worker holding the task for a moment; when the
-// task failed, the worker could then free the exception object after the
-// caller had read it, ordered only by libstdc++'s exception_ptr count, which
-// is not instrumented (a data race to TSan).
 
 // Note [Completing a graph task]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~

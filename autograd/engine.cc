@@ -343,10 +343,23 @@ struct Engine::Impl {
 
   void evaluate_function(const std::shared_ptr<GraphTask>& task,
                          const std::shared_ptr<Node>& fn, InputBuffer&& input_buffer) {
-    // See Note [Streams of a backward pass]. Held until the outputs are
-    // routed, so that sums in the next buffers queue after this Node's work.
+    // See Note [Streams of a backward pass]. The guard is held until the
+    // outputs are routed, so that sums in the next buffers queue after this
+    // Node's work. CPU Nodes take the branch without a guard object.
     const std::optional<c10::Stream>& opt_parent_stream = fn->stream();
-    c10::OptionalStreamGuard parent_stream_guard(opt_parent_stream);
+    if (C10_UNLIKELY(opt_parent_stream.has_value())) {
+      c10::StreamGuard parent_stream_guard(*opt_parent_stream);
+      run_node(task, fn, std::move(input_buffer), opt_parent_stream);
+    } else {
+      run_node(task, fn, std::move(input_buffer), opt_parent_stream);
+    }
+  }
+
+  // evaluate_function under the Node's stream: runs `fn` and routes its
+  // outputs (with `opt_parent_stream`, its stream) to the next Nodes.
+  void run_node(const std::shared_ptr<GraphTask>& task, const std::shared_ptr<Node>& fn,
+                InputBuffer&& input_buffer,
+                const std::optional<c10::Stream>& opt_parent_stream) {
     variable_list inputs = InputBuffer::variables(std::move(input_buffer));
     if (!task->exec_info_.empty()) {
       auto it = task->exec_info_.find(fn.get());

@@ -148,13 +148,15 @@ struct Node : std::enable_shared_from_this<Node> {
  private:
   const uint64_t sequence_nr_;
   uint64_t topological_nr_ = 0;
-  edge_list next_edges_;
+  // input_metadata_ and stream_ are adjacent (usually one cache line): the
+  // engine reads both of a Node when it hands the Node a gradient.
   std::vector<InputMetadata> input_metadata_;
+  std::optional<c10::Stream> stream_;
+  edge_list next_edges_;
   std::vector<std::unique_ptr<FunctionPreHook>> tensor_pre_hooks_;
   std::vector<std::unique_ptr<FunctionPreHook>> pre_hooks_;
   std::vector<std::unique_ptr<FunctionPostHook>> post_hooks_;
   std::string forward_trace_;
-  std::optional<c10::Stream> stream_;
 
   // The slow path of record_stream_of: asks the device's runtime.
   void record_current_stream(c10::Device device);

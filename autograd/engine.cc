@@ -115,8 +115,9 @@ namespace autograd {
 //     any thread; a sum of two gradients runs on the consumer's stream
 //     after both waits. Gradients on the CPU skip all of this after one
 //     compare of the device type.
-// The CPU pays one load of Node::stream_ per Node and per edge and the
-// device-type compares; the registry is asked only off the CPU. Not yet
+// The CPU pays one load of Node::stream_ per Node (a branch, no guard
+// object) and a device-type compare per gradient; the registry is asked
+// only off the CPU. Not yet
 // done as PyTorch does: making the caller's current streams wait for the
 // streams of the leaves (AccumulateGrad) when backward() returns, and
 // telling a caching allocator that a gradient is used on another stream

@@ -9,6 +9,7 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -19,6 +20,8 @@
 #include "autograd/functions/basic_ops.h"
 #include "autograd/grad_mode.h"
 #include "autograd/ready_queue.h"
+#include "c10/core/StreamGuard.h"
+#include "c10/core/impl/DeviceGuardImplInterface.h"
 
 namespace torch {
 namespace autograd {
@@ -39,14 +42,21 @@ namespace autograd {
 //
 // Nodes whose gradients are on an accelerator go to that device's queue,
 // drained by the device's one thread (device_thread_main); gradients they
-// produce for CPU Nodes come back to the task's cpu_ready_queue_.
+// produce for CPU Nodes come back to the task's cpu_ready_queue_. A device
+// thread makes its device current once, when it starts, through the
+// runtime registered for the device type (c10::impl::getDeviceGuardImpl),
+// so every Node of the device runs with it; a device type without a runtime
+// gets a thread all the same, which then changes no device. Each Node runs
+// under its own stream; see Note [Streams of a backward pass].
 //
 // A backward called from inside a Node (reentrant) runs the new task nested
 // on the same thread, up to Engine::kMaxReentrantDepth calls on one stack,
 // draining the new task's queue while the outer task waits. On a device
 // thread the new task's CPU queue is the device's queue itself, so the
 // thread keeps serving its device (other tasks' Nodes included) while it
-// waits. Past the depth limit the task goes to the reentrant pool (Note
+// waits; the nested loop returns once its task is complete, which may leave
+// that task's wake-up in the device's queue, where the device thread skips
+// it (and CompareNodeTask treats wake-ups as equal). Past the depth limit the task goes to the reentrant pool (Note
 // [Reentrant pool]) and the calling thread blocks until the pool thread is
 // done with it.
 
@@ -65,7 +75,13 @@ namespace autograd {
 // waiting for the caller, and nesting deeper only risks the stack in chains
 // kMaxReentrantPoolThreads * kMaxReentrantDepth deep. A task started on a
 // device thread drains that device's queue, so the pool thread running it
-// must set the same device and stream as device_thread_main does.
+// stands in for the device thread while it does: it makes the same device
+// current, with the stream that was current on the calling thread (the
+// stream of the Node that called backward), and treats the device's queue
+// as its own (tls_device_queue), so that a reentrant call on the pool
+// thread nests on that queue too and the device's Nodes keep a thread that
+// drains them; the calling device thread is blocked meanwhile. It restores
+// its own device, stream and queue when the task is done.
 //
 // The caller waits until the worker has let go of the task, not only until
 // the task's future completes: the worker holds no reference to the task
@@ -75,6 +91,37 @@ namespace autograd {
 // task failed, the worker could then free the exception object after the
 // caller had read it, ordered only by libstdc++'s exception_ptr count, which
 // is not instrumented (a data race to TSan).
+
+// Note [Streams of a backward pass]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// As in PyTorch, each backward Node runs on the stream its forward op ran
+// on, and gradients passed between Nodes on different streams are ordered
+// by events, so a backward pass is as correct as its forward with no
+// synchronization written by the user:
+//   - Node::stream() is recorded when the Node gets its first input on a
+//     device other than the CPU (Node::add_input_metadata, which runs right
+//     after the forward op): the thread's current stream on that device.
+//     GraphRoot records the caller's current stream, the one the incoming
+//     gradients were made on. CPU Nodes, and devices whose type has no
+//     runtime registered, record none.
+//   - evaluate_function runs a Node's hooks and apply() under a
+//     c10::OptionalStreamGuard of its stream (which also makes the stream's
+//     device current), so the kernels of the backward queue on it.
+//   - Each output goes to the next Node's InputBuffer with both streams
+//     (the producer's and the consumer's). InputBuffer::add makes the
+//     stream that will use the gradient wait for the one that made it: it
+//     records a c10::Event on the producer's stream and blocks the
+//     consumer's stream on it, only when the two differ, without blocking
+//     any thread; a sum of two gradients runs on the consumer's stream
+//     after both waits. Gradients on the CPU skip all of this after one
+//     compare of the device type.
+// The CPU pays one load of Node::stream_ per Node (a branch, no guard
+// object) and a device-type compare per gradient; the registry is asked
+// only off the CPU. Not yet
+// done as PyTorch does: making the caller's current streams wait for the
+// streams of the leaves (AccumulateGrad) when backward() returns, and
+// telling a caching allocator that a gradient is used on another stream
+// (record_stream); the device runtime has no hook for the latter yet.
 
 // Note [Completing a graph task]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -98,8 +145,11 @@ thread_local GraphTask* tls_current_task = nullptr;
 // execute_with_graph_task calls running nested on this thread's stack.
 thread_local int tls_depth = 0;
 // On a device thread, the queue it drains (a reentrant task's CPU queue
-// there); null elsewhere.
+// there), and its device; null and nullopt elsewhere. A pool thread sets
+// both while it runs a task started on a device thread (Note [Reentrant
+// pool]).
 thread_local std::shared_ptr<ReadyQueue> tls_device_queue;
+thread_local std::optional<c10::Device> tls_device;
 
 }  // namespace
 
@@ -120,9 +170,14 @@ struct Engine::Impl {
 
   // The reentrant pool; see Note [Reentrant pool]. Guarded by pool_mutex.
   // A task handed to the pool, owned by the calling thread's stack frame,
-  // which waits until `done` (the worker has let go of it).
+  // which waits until `done` (the worker has let go of it). `device` is set
+  // when the task drains a device's queue (it was started on that device's
+  // thread), `stream` when that device has a runtime: the caller's current
+  // stream there.
   struct PoolJob {
     const std::shared_ptr<GraphTask>& task;
+    std::optional<c10::Device> device;
+    std::optional<c10::Stream> stream;
     bool done = false;
   };
   struct PoolWorker {
@@ -149,15 +204,29 @@ struct Engine::Impl {
     return queue;
   }
 
-  // The entry point of the worker thread of `device`. Setting the thread's
-  // current device and stream belongs here, before the loop (through c10's
-  // device guard), so that every Node of the device runs with them.
+  // The entry point of the worker thread of `device`: makes `device`
+  // current for the thread's life, then runs the Nodes of `queue`. See
+  // Note [Threads of a graph task].
   void device_thread_main(c10::Device device, const std::shared_ptr<ReadyQueue>& queue) {
-    (void)device;
     tls_device_queue = queue;
+    tls_device = device;
+    if (c10::impl::hasDeviceGuardImpl(device.type())) {
+      try {
+        c10::impl::getDeviceGuardImpl(device.type())->setDevice(device);
+      } catch (const c10::Error& e) {
+        // A gradient on a device the runtime does not have. The thread
+        // still serves the queue: each such Node then fails on its own
+        // stream guard, and its task reports the error to its caller.
+        TORCH_WARN("autograd engine: the thread of device ", device,
+                   " could not make it current: ", e.what());
+      }
+    }
     while (true) {
       NodeTask task = queue->pop();
       if (task.is_shutdown_task_) return;
+      // A wake-up meant for a reentrant task's loop on this queue (thread_main)
+      // that returned before popping it: nothing to run or account for.
+      if (!task.fn_) continue;
       std::shared_ptr<GraphTask> base = task.base_.lock();
       if (!base) continue;
       run_task(base, std::move(task));
@@ -275,6 +344,23 @@ struct Engine::Impl {
 
   void evaluate_function(const std::shared_ptr<GraphTask>& task,
                          const std::shared_ptr<Node>& fn, InputBuffer&& input_buffer) {
+    // See Note [Streams of a backward pass]. The guard is held until the
+    // outputs are routed, so that sums in the next buffers queue after this
+    // Node's work. CPU Nodes take the branch without a guard object.
+    const std::optional<c10::Stream>& opt_parent_stream = fn->stream();
+    if (C10_UNLIKELY(opt_parent_stream.has_value())) {
+      c10::StreamGuard parent_stream_guard(*opt_parent_stream);
+      run_node(task, fn, std::move(input_buffer), opt_parent_stream);
+    } else {
+      run_node(task, fn, std::move(input_buffer), opt_parent_stream);
+    }
+  }
+
+  // evaluate_function under the Node's stream: runs `fn` and routes its
+  // outputs (with `opt_parent_stream`, its stream) to the next Nodes.
+  void run_node(const std::shared_ptr<GraphTask>& task, const std::shared_ptr<Node>& fn,
+                InputBuffer&& input_buffer,
+                const std::optional<c10::Stream>& opt_parent_stream) {
     variable_list inputs = InputBuffer::variables(std::move(input_buffer));
     if (!task->exec_info_.empty()) {
       auto it = task->exec_info_.find(fn.get());
@@ -305,17 +391,19 @@ struct Engine::Impl {
       TORCH_INTERNAL_ASSERT(dep != nullptr && *dep > 0,
                             "dependency not found for ", next.function->name());
       if (--*dep == 0) ready = true;
+      const std::optional<c10::Stream>& opt_next_stream = next.function->stream();
       auto waiting = task->not_ready_.find(key);
       if (waiting == task->not_ready_.end()) {
         InputBuffer buffer(next.function->num_inputs());
-        buffer.add(next.input_nr, std::move(outputs[i]));
+        buffer.add(next.input_nr, std::move(outputs[i]), opt_parent_stream, opt_next_stream);
         if (ready) {
           push(task, next.function, std::move(buffer));
         } else {
           task->not_ready_.emplace(key, std::move(buffer));
         }
       } else {
-        waiting->second.add(next.input_nr, std::move(outputs[i]));
+        waiting->second.add(next.input_nr, std::move(outputs[i]), opt_parent_stream,
+                            opt_next_stream);
         if (ready) {
           InputBuffer buffer = std::move(waiting->second);
           task->not_ready_.erase(waiting);
@@ -358,7 +446,14 @@ struct Engine::Impl {
   // it; false when every allowed thread is busy (the caller then runs it).
   // See Note [Reentrant pool].
   bool run_in_pool(const std::shared_ptr<GraphTask>& task) {
-    PoolJob job{task};
+    PoolJob job{task, std::nullopt, std::nullopt};
+    if (tls_device_queue != nullptr && task->cpu_ready_queue_ == tls_device_queue) {
+      // See Note [Reentrant pool]: the worker stands in for this device thread.
+      job.device = tls_device;
+      if (c10::impl::hasDeviceGuardImpl(tls_device->type())) {
+        job.stream = c10::impl::getDeviceGuardImpl(tls_device->type())->getStream(*tls_device);
+      }
+    }
     std::unique_lock<std::mutex> lock(pool_mutex);
     // A worker is available when idle, or when its task is complete: it is
     // then on its way back (the thread waiting for that task may wake, and
@@ -391,13 +486,31 @@ struct Engine::Impl {
       TORCH_INTERNAL_ASSERT(tls_depth == 0 && tls_current_task == nullptr,
                             "a reentrant pool thread picked a task while running one");
       tls_depth = 1;
-      thread_main(job->task);  // copies of the task it makes are gone when it returns
+      run_pool_job(*job);
       tls_depth = 0;
       lock.lock();
       self.job = nullptr;
       job->done = true;  // the caller's frame, and `job`, may go once the lock is released
       pool_done.notify_all();
     }
+  }
+
+  // Runs a job's task on this pool thread, standing in for the device
+  // thread that started it, if one did (See Note [Reentrant pool]).
+  void run_pool_job(const PoolJob& job) {
+    if (!job.device) {
+      thread_main(job.task);  // copies of the task it makes are gone when it returns
+      return;
+    }
+    tls_device_queue = job.task->cpu_ready_queue_;
+    tls_device = job.device;
+    {
+      // Restores this thread's stream and device when the task is done.
+      c10::OptionalStreamGuard stream_guard(job.stream);
+      thread_main(job.task);
+    }
+    tls_device = std::nullopt;
+    tls_device_queue = nullptr;
   }
 
   ~Impl() {

@@ -5,7 +5,11 @@
 // (iteratively, so graphs of any depth work), then runs Nodes whose inputs
 // are complete, most recent first (by sequence_nr). CPU work runs on the
 // calling thread through the GraphTask's own ready queue; each accelerator
-// device gets one worker thread, started once, with its own queue. A
+// device gets one worker thread, started once, with its own queue, which
+// makes the device current through its registered runtime. Each Node runs
+// under the stream its forward op ran on, and gradients crossing streams
+// are ordered by events (Note [Streams of a backward pass] in
+// autograd/engine.cc). A
 // backward called from inside a Node (reentrant backward) runs nested on the
 // same thread, up to kMaxReentrantDepth calls deep, and beyond that on a
 // thread of a bounded pool, which starts counting the depth again. The first

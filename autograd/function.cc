@@ -7,6 +7,7 @@
 
 #include "autograd/engine_tls.h"
 #include "autograd/variable.h"
+#include "c10/core/impl/DeviceGuardImplInterface.h"
 
 namespace torch {
 namespace autograd {
@@ -33,8 +34,17 @@ variable_list Node::operator()(variable_list&& inputs) {
 }
 
 uint32_t Node::add_input_metadata(const at::Tensor& t) {
-  input_metadata_.emplace_back(t);
+  const InputMetadata& meta = input_metadata_.emplace_back(t);
+  // One compare on the CPU path; the registry is asked only off the CPU.
+  record_stream_of(meta.device());
   return static_cast<uint32_t>(input_metadata_.size() - 1);
+}
+
+void Node::record_current_stream(c10::Device device) {
+  // A device type without a runtime (no plugin registered one) has no
+  // streams to order: its Nodes run as CPU Nodes do, on the device thread.
+  if (!c10::impl::hasDeviceGuardImpl(device.type())) return;
+  stream_ = c10::impl::getDeviceGuardImpl(device.type())->getStream(device);
 }
 
 uint32_t Node::add_input_metadata_undefined() {

@@ -11,17 +11,22 @@
 //
 // Nodes are ordered by sequence_nr (a per-thread counter at creation): the
 // engine runs the most recent first. topological_nr is the longest path to
-// a leaf, which lets the engine prune.
+// a leaf, which lets the engine prune. A Node of an accelerator op also
+// records the stream its forward op ran on (stream()); the engine runs the
+// Node's backward on it. See Note [Streams of a backward pass] in
+// autograd/engine.cc.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "aten/Tensor.h"
+#include "c10/core/Stream.h"
 #include "autograd/edge.h"
 #include "autograd/input_metadata.h"
 
@@ -61,6 +66,9 @@ struct Node : std::enable_shared_from_this<Node> {
   variable_list operator()(variable_list&& inputs);
 
   // ---- graph ----
+  // Describes the next input (the gradient of forward output `t`). The
+  // first input on a device other than the CPU also records the stream
+  // current for that device (see stream()).
   uint32_t add_input_metadata(const at::Tensor& t);
   // An input whose gradient is never defined (e.g. a non-differentiable
   // output); keeps the numbering of the others.
@@ -77,6 +85,19 @@ struct Node : std::enable_shared_from_this<Node> {
 
   uint64_t sequence_nr() const noexcept { return sequence_nr_; }
   uint64_t topological_nr() const noexcept { return topological_nr_; }
+
+  // torch::autograd::Node::stream
+  //
+  // The stream of the forward op: the calling thread's current stream on
+  // the device of the Node's first non-CPU input, as it was when that input
+  // was added (add_input_metadata runs right after the forward op, on its
+  // thread). std::nullopt for a Node whose inputs are all on the CPU, or
+  // whose device type had no runtime registered (c10::impl::
+  // getDeviceGuardImpl) then. The engine runs apply() under this stream and
+  // orders the gradients it passes on against it; see Note [Streams of a
+  // backward pass] in autograd/engine.cc. Set once while the Node is built,
+  // read-only afterwards.
+  const std::optional<c10::Stream>& stream() const noexcept { return stream_; }
 
   // Whether output `i` (the gradient of input i of the forward op) is needed
   // by the backward pass that runs this Node: its edge is valid and, for
@@ -116,15 +137,29 @@ struct Node : std::enable_shared_from_this<Node> {
   // are shared (See the engine's notes).
   std::mutex mutex_;
 
+  // Records the calling thread's current stream on `device` as stream(),
+  // unless a stream is recorded already or `device` is a CPU or has no
+  // runtime registered. For Nodes whose stream is not that of an input
+  // (GraphRoot: the stream of the gradients it hands out).
+  void record_stream_of(c10::Device device) {
+    if (device.type() != c10::DeviceType::CPU && !stream_) record_current_stream(device);
+  }
+
  private:
   const uint64_t sequence_nr_;
   uint64_t topological_nr_ = 0;
-  edge_list next_edges_;
+  // input_metadata_ and stream_ are adjacent (usually one cache line): the
+  // engine reads both of a Node when it hands the Node a gradient.
   std::vector<InputMetadata> input_metadata_;
+  std::optional<c10::Stream> stream_;
+  edge_list next_edges_;
   std::vector<std::unique_ptr<FunctionPreHook>> tensor_pre_hooks_;
   std::vector<std::unique_ptr<FunctionPreHook>> pre_hooks_;
   std::vector<std::unique_ptr<FunctionPostHook>> post_hooks_;
   std::string forward_trace_;
+
+  // The slow path of record_stream_of: asks the device's runtime.
+  void record_current_stream(c10::Device device);
 };
 
 // Deletes a Node without recursing down its edges (a chain of 100,000 Nodes

@@ -20,12 +20,14 @@ namespace autograd {
 // torch::autograd::CompareNodeTask
 //
 // The priority of NodeTasks (true when `a` runs after `b`): the shutdown
-// order first, then wake-ups, then tasks of deeper reentrant passes, then
-// the most recently created Node (highest sequence_nr), as in PyTorch.
+// order first, then wake-ups (all equal: a device's queue may hold several,
+// one per reentrant task completed on it), then tasks of deeper reentrant
+// passes, then the most recently created Node (highest sequence_nr), as in
+// PyTorch.
 struct CompareNodeTask {
   bool operator()(const NodeTask& a, const NodeTask& b) const {
     if (a.is_shutdown_task_ != b.is_shutdown_task_) return b.is_shutdown_task_;
-    if ((a.fn_ == nullptr) != (b.fn_ == nullptr)) return a.fn_ != nullptr;
+    if (a.fn_ == nullptr || b.fn_ == nullptr) return a.fn_ != nullptr && b.fn_ == nullptr;
     if (a.reentrant_depth_ != b.reentrant_depth_) {
       return a.reentrant_depth_ < b.reentrant_depth_;
     }

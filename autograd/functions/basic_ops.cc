@@ -4,7 +4,14 @@ namespace torch {
 namespace autograd {
 
 GraphRoot::GraphRoot(edge_list functions, variable_list inputs)
-    : Node(std::move(functions)), outputs_(std::move(inputs)) {}
+    : Node(std::move(functions)), outputs_(std::move(inputs)) {
+  // The gradients handed in were made on the caller's current stream: the
+  // first Nodes they reach order their work after it. See Note [Streams of a
+  // backward pass] in autograd/engine.cc.
+  for (const at::Tensor& t : outputs_) {
+    if (t.defined()) record_stream_of(t.device());
+  }
+}
 
 variable_list GraphRoot::apply(variable_list&& /*inputs*/) { return outputs_; }
 

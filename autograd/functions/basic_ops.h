@@ -9,7 +9,8 @@ namespace torch {
 namespace autograd {
 
 // The root of a backward pass with several roots: passes the given
-// gradients on to them.
+// gradients on to them. Its stream() is the caller's current stream on the
+// device of the first gradient off the CPU, when the root is made.
 struct GraphRoot : Node {
   GraphRoot(edge_list functions, variable_list inputs);
   std::string name() const override { return "GraphRoot"; }

@@ -18,8 +18,12 @@ void check_out_defined(const Tensor& out, const char* op, const char* name) {
 
 void check_out_dtype(const Tensor& out, const Tensor& result, OutDtype rule, const char* op,
                      const char* name) {
+  check_out_dtype(out, result.scalar_type(), rule, op, name);
+}
+
+void check_out_dtype(const Tensor& out, c10::ScalarType want, OutDtype rule, const char* op,
+                     const char* name) {
   check_out_defined(out, op, name);
-  const c10::ScalarType want = result.scalar_type();
   switch (rule) {
     case OutDtype::Any:
       return;

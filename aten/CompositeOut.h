@@ -67,6 +67,9 @@ void check_out_defined(const Tensor& out, const char* op, const char* name);
 // `result`'s dtype.
 void check_out_dtype(const Tensor& out, const Tensor& result, OutDtype rule, const char* op,
                      const char* name);
+// The same against a dtype, for a kernel that checks before it computes.
+void check_out_dtype(const Tensor& out, c10::ScalarType result_dtype, OutDtype rule,
+                     const char* op, const char* name);
 
 // at::native::check_result_defined
 //

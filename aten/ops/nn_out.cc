@@ -48,15 +48,6 @@ ScalarType batch_norm_stat_dtype(ScalarType input) {
   return input == c10::kHalf || input == c10::kBFloat16 ? c10::kFloat : input;
 }
 
-// Checks `out` against `dtype` before anything runs (the result does not
-// exist yet), with the message check_out_dtype gives.
-void check_out_exact(const Tensor& out, ScalarType dtype, const char* op, const char* name) {
-  check_out_defined(out, op, name);
-  TORCH_CHECK(out.scalar_type() == dtype, op, ": Expected out tensor `", name,
-              "` to have dtype ", dtype, ", but got ", out.scalar_type(), " instead. "
-              "Pass an out= tensor of dtype ", dtype, ".");
-}
-
 std::tuple<Tensor&, Tensor&, Tensor&> native_batch_norm_out(
     c10::DispatchKeySet ks, const Tensor& input, const std::optional<Tensor>& weight,
     const std::optional<Tensor>& bias, const std::optional<Tensor>& running_mean,
@@ -65,11 +56,11 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_batch_norm_out(
   const char* op = "native_batch_norm";
   // Checked first: the functional call below updates the running statistics.
   TORCH_CHECK(input.defined(), op, ": input is undefined; pass a defined tensor.");
-  check_out_exact(out, input.scalar_type(), op, "out");
+  check_out_dtype(out, input.scalar_type(), OutDtype::Exact, op, "out");
   const ScalarType stat = batch_norm_stat_dtype(input.scalar_type());
   if (training) {
-    check_out_exact(save_mean, stat, op, "save_mean");
-    check_out_exact(save_invstd, stat, op, "save_invstd");
+    check_out_dtype(save_mean, stat, OutDtype::Exact, op, "save_mean");
+    check_out_dtype(save_invstd, stat, OutDtype::Exact, op, "save_invstd");
   }
   const auto [y, mean, invstd] = at::native_batch_norm(input, weight, bias, running_mean,
                                                        running_var, training, momentum, eps);

@@ -3,6 +3,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "aten/DeviceRuntime.h"
 #include "aten/Functions.h"
 
 namespace at {
@@ -35,15 +36,25 @@ std::ostream& operator<<(std::ostream& out, const TensorOptions& options) {
 
 // Note [item through the dispatcher]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-// item() reads no memory itself: _local_scalar_dense is an op, so the
-// backend that owns the tensor's memory reads the element (the CPU plugin
-// directly; a GPU backend after a copy to the host). A backend without that
-// kernel gets the dispatcher's missing-kernel error naming the op and key.
+// item() reads no memory itself: _local_scalar_dense is an op, run on the
+// CPU. A tensor on another device is first copied to the CPU (one element,
+// through that backend's copy kernel), as libtorch does for item() of a CUDA
+// tensor, so a backend needs no _local_scalar_dense kernel of its own.
 Scalar Tensor::item() const {
   TORCH_CHECK(numel() == 1, "item: a Tensor with ", numel(),
               " elements cannot be converted to Scalar; index it down to one "
               "element first.");
+  if (defined() && !is_cpu()) return at::_ops::_local_scalar_dense::call(cpu());
   return at::_ops::_local_scalar_dense::call(*this);
+}
+
+Tensor Tensor::cuda() const {
+  TORCH_CHECK(at::device_count(c10::kCUDA) > 0, "cuda: no CUDA device is available "
+              "(torch::cuda::is_available() is false): no CUDA runtime is registered and no "
+              "libember_cuda.so plugin was found on the plugin search path "
+              "(c10::plugin_search_path). Keep the tensor on the CPU, or check "
+              "torch::cuda::is_available() before calling cuda().");
+  return to(TensorOptions(Device(c10::kCUDA)));
 }
 
 Tensor Tensor::operator[](int64_t index) const { return select(0, index); }

@@ -161,6 +161,35 @@ class Tensor : public TensorBase {
   // i counts from the end), as in libtorch.
   Tensor operator[](int64_t index) const;
 
+  // Compound assignment, in place as PyTorch's: `a += b` is `a.add_(b)`,
+  // `mask &= other` is `mask.bitwise_and_(other)`. The result keeps this
+  // tensor's dtype (an in-place op refuses a promotion it cannot store).
+#define EMBER_COMPOUND_ASSIGNMENT_(op, fn)                                      \
+  Tensor& operator op(const Tensor& other) const { return fn(other); }          \
+  Tensor& operator op(const Scalar& other) const { return fn(other); }
+  EMBER_COMPOUND_ASSIGNMENT_(+=, add_)
+  EMBER_COMPOUND_ASSIGNMENT_(-=, sub_)
+  EMBER_COMPOUND_ASSIGNMENT_(*=, mul_)
+  EMBER_COMPOUND_ASSIGNMENT_(/=, div_)
+  EMBER_COMPOUND_ASSIGNMENT_(&=, bitwise_and_)
+  EMBER_COMPOUND_ASSIGNMENT_(|=, bitwise_or_)
+  EMBER_COMPOUND_ASSIGNMENT_(^=, bitwise_xor_)
+#undef EMBER_COMPOUND_ASSIGNMENT_
+
+  // Device moves by name, as libtorch: t.to("cpu"), t.to("cuda:1"),
+  // t.cpu(), t.cuda(). The string is parsed by c10::Device ("cpu", "cuda",
+  // "cuda:1", a registered PrivateUse1 name). cuda() throws a c10::Error
+  // that says so when no CUDA runtime is registered and no CUDA plugin can
+  // be loaded (torch::cuda::is_available() is false).
+  Tensor to(const char* device, bool non_blocking = false, bool copy = false) const {
+    return to(TensorOptions(Device(device)), non_blocking, copy);
+  }
+  Tensor to(const std::string& device, bool non_blocking = false, bool copy = false) const {
+    return to(TensorOptions(Device(device)), non_blocking, copy);
+  }
+  Tensor cpu() const { return to(TensorOptions(Device(c10::kCPU))); }
+  Tensor cuda() const;
+
   // PyTorch's printing: values, then "[ CPUFloatType{2,3} ]".
   std::string toString() const;
   void print() const;
@@ -181,3 +210,5 @@ class Tensor : public TensorBase {
 std::ostream& operator<<(std::ostream& out, const Tensor& t);
 
 }  // namespace at
+
+#include "aten/IValueTensor.h"  // IWYU pragma: export

@@ -18,7 +18,7 @@ void for_each_tensor(const c10::IValue& v, const std::function<void(const at::Te
   if (v.isTensor()) {
     f(at::Tensor(v.toTensorBase()));
   } else if (v.isTensorList()) {
-    for (const at::TensorBase& t : v.toTensorVector()) f(at::Tensor(t));
+    for (const at::TensorBase& t : v.toTensorBaseVector()) f(at::Tensor(t));
   } else if (v.isOptionalTensorList()) {
     for (const auto& t : v.toOptionalTensorVector()) {
       if (t.has_value()) f(at::Tensor(*t));

@@ -26,6 +26,7 @@ namespace torch {
 EMBER_NN_ENUM(None)
 EMBER_NN_ENUM(Mean)
 EMBER_NN_ENUM(Sum)
+EMBER_NN_ENUM(BatchMean)
 EMBER_NN_ENUM(Zeros)
 EMBER_NN_ENUM(Reflect)
 EMBER_NN_ENUM(Replicate)

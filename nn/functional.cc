@@ -283,6 +283,152 @@ Tensor binary_cross_entropy_with_logits(const Tensor& input, const Tensor& targe
       nn::detail::reduction_value(options.reduction()));
 }
 
+// ---- the libtorch forms added for compatibility (docs/compat.md) ----------------
+
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& options) {
+  check_defined("conv1d", "input", input);
+  check_defined("conv1d", "weight", weight);
+  const auto* pad = std::get_if<ExpandingArray<1>>(&options.padding());
+  TORCH_CHECK(pad != nullptr || std::holds_alternative<enumtype::kValid>(options.padding()),
+              "conv1d: padding torch::kSame is not supported for 1-d convolutions in Ember; "
+              "pass the padding as a number.");
+  const int64_t zero = 0;
+  return at::conv1d(input, weight, optional_tensor(options.bias()), options.stride(),
+                    pad ? at::IntArrayRef(*pad) : at::IntArrayRef(zero), options.dilation(),
+                    options.groups());
+}
+
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
+                        const ConvTranspose1dFuncOptions& options) {
+  check_defined("conv_transpose1d", "input", input);
+  check_defined("conv_transpose1d", "weight", weight);
+  return at::conv_transpose1d(input, weight, optional_tensor(options.bias()), options.stride(),
+                              options.padding(), options.output_padding(), options.groups(),
+                              options.dilation());
+}
+
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
+                        const ConvTranspose2dFuncOptions& options) {
+  check_defined("conv_transpose2d", "input", input);
+  check_defined("conv_transpose2d", "weight", weight);
+  return at::conv_transpose2d(input, weight, optional_tensor(options.bias()), options.stride(),
+                              options.padding(), options.output_padding(), options.groups(),
+                              options.dilation());
+}
+
+namespace {
+Tensor channel_dropout(const char* where, int64_t dims, Tensor input,
+                       const DropoutFuncOptions& options) {
+  check_defined(where, "input", input);
+  TORCH_CHECK(options.p() >= 0 && options.p() <= 1, where, ": the probability p must be "
+              "between 0 and 1, but got ", options.p(), ".");
+  TORCH_CHECK(input.dim() == dims + 1 || input.dim() == dims + 2, where, ": expected a ",
+              dims + 1, "-d (unbatched) or ", dims + 2, "-d (batched) input, but got a ",
+              input.dim(), "-d input of sizes ", input.sizes(), ".");
+  const bool batched = input.dim() == dims + 2;
+  Tensor x = batched ? input : input.unsqueeze(0);
+  Tensor y = at::feature_dropout(x, options.p(), options.training());
+  if (!batched) y = y.squeeze(0);
+  if (options.inplace()) {
+    at::NoGradGuard no_grad;
+    return input.copy_(y);
+  }
+  return y;
+}
+}  // namespace
+
+Tensor dropout2d(Tensor input, const Dropout2dFuncOptions& options) {
+  return channel_dropout("dropout2d", 2, std::move(input), options);
+}
+
+Tensor dropout3d(Tensor input, const Dropout3dFuncOptions& options) {
+  return channel_dropout("dropout3d", 3, std::move(input), options);
+}
+
+Tensor leaky_relu(Tensor input, const LeakyReLUFuncOptions& options) {
+  check_defined("leaky_relu", "input", input);
+  if (options.inplace()) return at::leaky_relu_(input, options.negative_slope());
+  return at::leaky_relu(input, options.negative_slope());
+}
+
+Tensor elu(Tensor input, const ELUFuncOptions& options) {
+  check_defined("elu", "input", input);
+  if (options.inplace()) return at::elu_(input, options.alpha());
+  return at::elu(input, options.alpha());
+}
+
+Tensor selu(Tensor input, const SELUFuncOptions& options) {
+  check_defined("selu", "input", input);
+  if (options.inplace()) {
+    return at::elu_(input, 1.6732632423543772848170429916717, 1.0507009873554804934193349852946);
+  }
+  return at::selu(input);
+}
+
+Tensor softplus(const Tensor& input, const SoftplusFuncOptions& options) {
+  check_defined("softplus", "input", input);
+  return at::softplus(input, options.beta(), options.threshold());
+}
+
+Tensor hardtanh(Tensor input, const HardtanhFuncOptions& options) {
+  check_defined("hardtanh", "input", input);
+  TORCH_CHECK(options.max_val() > options.min_val(), "hardtanh: max_val (", options.max_val(),
+              ") must be greater than min_val (", options.min_val(), ").");
+  if (options.inplace()) return at::hardtanh_(input, options.min_val(), options.max_val());
+  return at::hardtanh(input, options.min_val(), options.max_val());
+}
+
+Tensor prelu(const Tensor& input, const Tensor& weight) {
+  check_defined("prelu", "input", input);
+  check_defined("prelu", "weight", weight);
+  return at::prelu(input, weight);
+}
+
+Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& options) {
+  check_defined("l1_loss", "input", input);
+  check_defined("l1_loss", "target", target);
+  check_same_size("l1_loss", input, target);
+  return at::l1_loss(input, target, nn::detail::reduction_value(options.reduction()));
+}
+
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
+                      const SmoothL1LossFuncOptions& options) {
+  check_defined("smooth_l1_loss", "input", input);
+  check_defined("smooth_l1_loss", "target", target);
+  check_same_size("smooth_l1_loss", input, target);
+  return at::smooth_l1_loss(input, target, nn::detail::reduction_value(options.reduction()),
+                            options.beta());
+}
+
+Tensor huber_loss(const Tensor& input, const Tensor& target,
+                  const HuberLossFuncOptions& options) {
+  check_defined("huber_loss", "input", input);
+  check_defined("huber_loss", "target", target);
+  check_same_size("huber_loss", input, target);
+  return at::huber_loss(input, target, nn::detail::reduction_value(options.reduction()),
+                        options.delta());
+}
+
+Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions& options) {
+  check_defined("kl_div", "input", input);
+  check_defined("kl_div", "target", target);
+  check_same_size("kl_div", input, target);
+  switch (options.reduction().index()) {
+    case 0:  // kNone
+      return at::kl_div(input, target, at::Reduction::None, options.log_target());
+    case 1: {  // kBatchMean
+      TORCH_CHECK(input.dim() >= 1, "kl_div: reduction kBatchMean needs a batch dimension, "
+                  "but the input is 0-d; use kSum.");
+      const Tensor sum = at::kl_div(input, target, at::Reduction::Sum, options.log_target());
+      return sum / static_cast<double>(input.size(0));
+    }
+    case 2:  // kSum
+      return at::kl_div(input, target, at::Reduction::Sum, options.log_target());
+    default:  // kMean
+      return at::kl_div(input, target, at::Reduction::Mean, options.log_target());
+  }
+}
+
 }  // namespace functional
 }  // namespace nn
 }  // namespace torch

@@ -29,6 +29,17 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias = {}
 // [C_out, C_in / groups, kH, kW].
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Conv2dFuncOptions& options = {});
 
+// 1-d convolution of input [N, C_in, L] (or [C_in, L]) with weight
+// [C_out, C_in / groups, k].
+Tensor conv1d(const Tensor& input, const Tensor& weight, const Conv1dFuncOptions& options = {});
+// Transposed convolutions (the gradient of conv1d/conv2d with respect to its
+// input): weight [C_in, C_out / groups, k…]; output size per dimension
+// (in - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1.
+Tensor conv_transpose1d(const Tensor& input, const Tensor& weight,
+                        const ConvTranspose1dFuncOptions& options = {});
+Tensor conv_transpose2d(const Tensor& input, const Tensor& weight,
+                        const ConvTranspose2dFuncOptions& options = {});
+
 Tensor max_pool2d(const Tensor& input, const MaxPool2dFuncOptions& options);
 Tensor avg_pool2d(const Tensor& input, const AvgPool2dFuncOptions& options);
 
@@ -52,12 +63,28 @@ Tensor embedding(const Tensor& input, const Tensor& weight,
 // Zeroes elements with probability p and scales the rest by 1 / (1 - p)
 // when options.training(); the identity otherwise.
 Tensor dropout(Tensor input, const DropoutFuncOptions& options = {});
+// Channel dropout: zeroes whole channels of [N, C, H, W] (or [C, H, W]) /
+// [N, C, D, H, W] (or [C, D, H, W]) with probability p when training.
+Tensor dropout2d(Tensor input, const Dropout2dFuncOptions& options = {});
+Tensor dropout3d(Tensor input, const Dropout3dFuncOptions& options = {});
 
 // ---- activations and reshaping ----
 Tensor relu(Tensor input, const ReLUFuncOptions& options = {});
 Tensor gelu(const Tensor& input, const GELUFuncOptions& options = {});
 Tensor softmax(const Tensor& input, const SoftmaxFuncOptions& options);
 Tensor log_softmax(const Tensor& input, const LogSoftmaxFuncOptions& options);
+// x where x > 0, negative_slope * x elsewhere.
+Tensor leaky_relu(Tensor input, const LeakyReLUFuncOptions& options = {});
+// x where x > 0, alpha * (exp(x) - 1) elsewhere.
+Tensor elu(Tensor input, const ELUFuncOptions& options = {});
+// 1.0507… * elu(x, alpha = 1.6732…).
+Tensor selu(Tensor input, const SELUFuncOptions& options = {});
+// log(1 + exp(beta * x)) / beta; x itself where beta * x > threshold.
+Tensor softplus(const Tensor& input, const SoftplusFuncOptions& options = {});
+// clamp(x, min_val, max_val).
+Tensor hardtanh(Tensor input, const HardtanhFuncOptions& options = {});
+// x where x > 0, weight * x elsewhere; weight [1] or [C] (dim 1 of input).
+Tensor prelu(const Tensor& input, const Tensor& weight);
 // Ember addition (libtorch has torch::flatten and nn::Flatten only).
 Tensor flatten(const Tensor& input, const FlattenFuncOptions& options = {});
 
@@ -73,6 +100,18 @@ Tensor mse_loss(const Tensor& input, const Tensor& target, const MSELossFuncOpti
 // input: probabilities in [0, 1]; target: same shape.
 Tensor binary_cross_entropy(const Tensor& input, const Tensor& target,
                             const BinaryCrossEntropyFuncOptions& options = {});
+// |input - target|; input and target of the same shape.
+Tensor l1_loss(const Tensor& input, const Tensor& target, const L1LossFuncOptions& options = {});
+// Quadratic below beta, linear above (beta = 0: l1_loss).
+Tensor smooth_l1_loss(const Tensor& input, const Tensor& target,
+                      const SmoothL1LossFuncOptions& options = {});
+// Quadratic below delta, delta * linear above.
+Tensor huber_loss(const Tensor& input, const Tensor& target,
+                  const HuberLossFuncOptions& options = {});
+// The Kullback-Leibler divergence: input holds log-probabilities, target
+// probabilities (log-probabilities with log_target). kBatchMean divides the
+// sum by the batch size (input.size(0)).
+Tensor kl_div(const Tensor& input, const Tensor& target, const KLDivFuncOptions& options = {});
 // input: logits; target: same shape.
 Tensor binary_cross_entropy_with_logits(
     const Tensor& input, const Tensor& target,

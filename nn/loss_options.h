@@ -76,7 +76,56 @@ struct BCEWithLogitsLossOptions {
   TORCH_ARG(Tensor, pos_weight);
 };
 
+struct L1LossOptions {
+  using reduction_t = loss_reduction_t;
+  L1LossOptions() = default;
+  /* implicit */ L1LossOptions(enumtype::kNone r) : reduction_(r) {}
+  /* implicit */ L1LossOptions(enumtype::kMean r) : reduction_(r) {}
+  /* implicit */ L1LossOptions(enumtype::kSum r) : reduction_(r) {}
+  TORCH_ARG(reduction_t, reduction) = torch::kMean;
+};
+
+struct SmoothL1LossOptions {
+  using reduction_t = loss_reduction_t;
+  SmoothL1LossOptions() = default;
+  /* implicit */ SmoothL1LossOptions(enumtype::kNone r) : reduction_(r) {}
+  /* implicit */ SmoothL1LossOptions(enumtype::kMean r) : reduction_(r) {}
+  /* implicit */ SmoothL1LossOptions(enumtype::kSum r) : reduction_(r) {}
+  TORCH_ARG(reduction_t, reduction) = torch::kMean;
+  // Where the loss turns from quadratic to linear; 0 is the l1 loss.
+  TORCH_ARG(double, beta) = 1.0;
+};
+
+struct HuberLossOptions {
+  using reduction_t = loss_reduction_t;
+  HuberLossOptions() = default;
+  /* implicit */ HuberLossOptions(enumtype::kNone r) : reduction_(r) {}
+  /* implicit */ HuberLossOptions(enumtype::kMean r) : reduction_(r) {}
+  /* implicit */ HuberLossOptions(enumtype::kSum r) : reduction_(r) {}
+  TORCH_ARG(reduction_t, reduction) = torch::kMean;
+  TORCH_ARG(double, delta) = 1.0;
+};
+
+// kl_div's reduction adds kBatchMean (the sum divided by the batch size,
+// the mathematically correct KL divergence).
+struct KLDivLossOptions {
+  using reduction_t =
+      std::variant<enumtype::kNone, enumtype::kBatchMean, enumtype::kSum, enumtype::kMean>;
+  KLDivLossOptions() = default;
+  /* implicit */ KLDivLossOptions(enumtype::kNone r) : reduction_(r) {}
+  /* implicit */ KLDivLossOptions(enumtype::kBatchMean r) : reduction_(r) {}
+  /* implicit */ KLDivLossOptions(enumtype::kSum r) : reduction_(r) {}
+  /* implicit */ KLDivLossOptions(enumtype::kMean r) : reduction_(r) {}
+  TORCH_ARG(reduction_t, reduction) = torch::kMean;
+  // Whether the target holds log-probabilities too.
+  TORCH_ARG(bool, log_target) = false;
+};
+
 namespace functional {
+using L1LossFuncOptions = L1LossOptions;
+using SmoothL1LossFuncOptions = SmoothL1LossOptions;
+using HuberLossFuncOptions = HuberLossOptions;
+using KLDivFuncOptions = KLDivLossOptions;
 using CrossEntropyFuncOptions = CrossEntropyLossOptions;
 using NLLLossFuncOptions = NLLLossOptions;
 using MSELossFuncOptions = MSELossOptions;

@@ -64,7 +64,29 @@ struct ConvOptions {
   // Only torch::kZeros is implemented; the others are rejected by the module.
   TORCH_ARG(conv_padding_mode_t, padding_mode) = torch::kZeros;
 };
+using Conv1dOptions = ConvOptions<1>;
 using Conv2dOptions = ConvOptions<2>;
+
+// Transposed convolutions: weight [in_channels, out_channels / groups, k…].
+template <size_t D>
+struct ConvTransposeOptions {
+  ConvTransposeOptions(int64_t in_channels, int64_t out_channels, ExpandingArray<D> kernel_size)
+      : in_channels_(in_channels), out_channels_(out_channels), kernel_size_(kernel_size) {}
+  TORCH_ARG(int64_t, in_channels);
+  TORCH_ARG(int64_t, out_channels);
+  TORCH_ARG(ExpandingArray<D>, kernel_size);
+  TORCH_ARG(ExpandingArray<D>, stride) = 1;
+  TORCH_ARG(ExpandingArray<D>, padding) = 0;
+  // Extra size added to one side of each output dimension.
+  TORCH_ARG(ExpandingArray<D>, output_padding) = 0;
+  TORCH_ARG(int64_t, groups) = 1;
+  TORCH_ARG(bool, bias) = true;
+  TORCH_ARG(ExpandingArray<D>, dilation) = 1;
+  // Only torch::kZeros is implemented; the others are rejected by the module.
+  TORCH_ARG(conv_padding_mode_t, padding_mode) = torch::kZeros;
+};
+using ConvTranspose1dOptions = ConvTransposeOptions<1>;
+using ConvTranspose2dOptions = ConvTransposeOptions<2>;
 
 namespace functional {
 template <size_t D>
@@ -81,7 +103,20 @@ struct ConvFuncOptions {
   TORCH_ARG(ExpandingArray<D>, dilation) = 1;
   TORCH_ARG(int64_t, groups) = 1;
 };
+using Conv1dFuncOptions = ConvFuncOptions<1>;
 using Conv2dFuncOptions = ConvFuncOptions<2>;
+
+template <size_t D>
+struct ConvTransposeFuncOptions {
+  TORCH_ARG(Tensor, bias);
+  TORCH_ARG(ExpandingArray<D>, stride) = 1;
+  TORCH_ARG(ExpandingArray<D>, padding) = 0;
+  TORCH_ARG(ExpandingArray<D>, output_padding) = 0;
+  TORCH_ARG(int64_t, groups) = 1;
+  TORCH_ARG(ExpandingArray<D>, dilation) = 1;
+};
+using ConvTranspose1dFuncOptions = ConvTransposeFuncOptions<1>;
+using ConvTranspose2dFuncOptions = ConvTransposeFuncOptions<2>;
 }  // namespace functional
 
 // ---- pooling ----
@@ -125,7 +160,9 @@ struct BatchNormOptions {
   TORCH_ARG(bool, affine) = true;
   TORCH_ARG(bool, track_running_stats) = true;
 };
+using BatchNorm1dOptions = BatchNormOptions;
 using BatchNorm2dOptions = BatchNormOptions;
+using BatchNorm3dOptions = BatchNormOptions;
 
 struct LayerNormOptions {
   /* implicit */ LayerNormOptions(std::vector<int64_t> normalized_shape)
@@ -160,12 +197,18 @@ struct DropoutOptions {
   TORCH_ARG(bool, inplace) = false;
 };
 
+// Channel dropout (Dropout2d, Dropout3d): whole channels of [N, C, *].
+using Dropout2dOptions = DropoutOptions;
+using Dropout3dOptions = DropoutOptions;
+
 namespace functional {
 struct DropoutFuncOptions {
   TORCH_ARG(double, p) = 0.5;
   TORCH_ARG(bool, training) = true;
   TORCH_ARG(bool, inplace) = false;
 };
+using Dropout2dFuncOptions = DropoutFuncOptions;
+using Dropout3dFuncOptions = DropoutFuncOptions;
 }  // namespace functional
 
 // ---- embedding ----
@@ -225,6 +268,34 @@ struct LogSoftmaxOptions {
   TORCH_ARG(int64_t, dim);
 };
 
+struct LeakyReLUOptions {
+  TORCH_ARG(double, negative_slope) = 1e-2;
+  TORCH_ARG(bool, inplace) = false;
+};
+struct ELUOptions {
+  TORCH_ARG(double, alpha) = 1.0;
+  TORCH_ARG(bool, inplace) = false;
+};
+struct SELUOptions {
+  /* implicit */ SELUOptions(bool inplace = false) : inplace_(inplace) {}
+  TORCH_ARG(bool, inplace);
+};
+struct SoftplusOptions {
+  TORCH_ARG(double, beta) = 1.0;
+  // Above beta * x > threshold, the identity (for numerical stability).
+  TORCH_ARG(double, threshold) = 20.0;
+};
+struct HardtanhOptions {
+  TORCH_ARG(double, min_val) = -1.0;
+  TORCH_ARG(double, max_val) = 1.0;
+  TORCH_ARG(bool, inplace) = false;
+};
+struct PReLUOptions {
+  // 1 (one slope shared by every channel) or the input's channel count.
+  TORCH_ARG(int64_t, num_parameters) = 1;
+  TORCH_ARG(double, init) = 0.25;
+};
+
 struct FlattenOptions {
   TORCH_ARG(int64_t, start_dim) = 1;
   TORCH_ARG(int64_t, end_dim) = -1;
@@ -245,6 +316,11 @@ struct LogSoftmaxFuncOptions {
   TORCH_ARG(std::optional<ScalarType>, dtype) = std::nullopt;
 };
 using FlattenFuncOptions = FlattenOptions;
+using LeakyReLUFuncOptions = LeakyReLUOptions;
+using ELUFuncOptions = ELUOptions;
+using SELUFuncOptions = SELUOptions;
+using SoftplusFuncOptions = SoftplusOptions;
+using HardtanhFuncOptions = HardtanhOptions;
 }  // namespace functional
 
 }  // namespace nn

@@ -236,7 +236,7 @@ void Dispatcher::callBoxed(const OperatorHandle& op, Stack* stack) const {
         bits |= impl->key_set().raw_repr();
       }
     } else if (v.isTensorList()) {
-      for (const auto& t : v.toTensorVector()) {
+      for (const auto& t : v.toTensorBaseVector()) {
         if (t.defined()) bits |= t.key_set().raw_repr();
       }
     } else if (v.isOptionalTensorList()) {

@@ -213,11 +213,11 @@ std::vector<bool> IValue::toBoolVector() const& {
 std::vector<bool> IValue::toBoolVector() && {
   return takeList<bool>(Tag::BoolList, "toBoolVector");
 }
-std::vector<at::TensorBase> IValue::toTensorVector() const& {
-  return listRef<at::TensorBase>(Tag::TensorList, "toTensorVector");
+std::vector<at::TensorBase> IValue::toTensorBaseVector() const& {
+  return listRef<at::TensorBase>(Tag::TensorList, "toTensorBaseVector");
 }
-std::vector<at::TensorBase> IValue::toTensorVector() && {
-  return takeList<at::TensorBase>(Tag::TensorList, "toTensorVector");
+std::vector<at::TensorBase> IValue::toTensorBaseVector() && {
+  return takeList<at::TensorBase>(Tag::TensorList, "toTensorBaseVector");
 }
 std::vector<std::optional<at::TensorBase>> IValue::toOptionalTensorVector()
     const& {

@@ -62,6 +62,13 @@
   _(OptionalTensorList, "an optional-Tensor list") \
   _(Generator, "a Generator")
 
+// at::Tensor is aten's (a layer above): IValue declares the accessors that
+// return it, and aten/IValueTensor.h, which aten/Tensor.h includes, defines
+// them. See Note [IValue accessors returning at::Tensor].
+namespace at {
+class Tensor;
+}  // namespace at
+
 namespace c10 {
 
 class IValue;
@@ -362,6 +369,25 @@ class IValue final {
     clearToNone();
     return at::TensorBase(c10::intrusive_ptr<c10::TensorImpl>::reclaim(impl));
   }
+  // Note [IValue accessors returning at::Tensor]
+  // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+  // c10::IValue::toTensor / toTensorVector / toTensorList
+  //
+  // PyTorch's accessors, returning at::Tensor (what boxed kernels and
+  // fallbacks written for libtorch call: `(*stack)[0].toTensor()`). The
+  // registration layer sees only at::TensorBase, so these are declared here
+  // and defined inline in aten/IValueTensor.h, which every header that makes
+  // at::Tensor complete includes; a file that can name at::Tensor's methods
+  // can call them. Registration's own code uses toTensorBase /
+  // toTensorBaseVector. toTensorList() returns a std::vector (PyTorch: a
+  // c10::List<at::Tensor>). Each throws as toTensorBase does on a wrong tag.
+  at::Tensor toTensor() const&;
+  at::Tensor toTensor() &&;
+  std::vector<at::Tensor> toTensorVector() const&;
+  std::vector<at::Tensor> toTensorVector() &&;
+  std::vector<at::Tensor> toTensorList() const&;
+  std::vector<at::Tensor> toTensorList() &&;
+
   // The TensorImpl without a reference (nullptr if undefined), for hot paths
   // such as computing a dispatch key set from a stack.
   c10::TensorImpl* unsafeToTensorImpl() const {
@@ -395,7 +421,7 @@ class IValue final {
   c10::intrusive_ptr<ivalue::ConstantString> toString() const;
 
   // c10::IValue::toIntVector / toIntList / toDoubleVector / toBoolVector /
-  // toTensorVector / toOptionalTensorVector
+  // toTensorBaseVector / toOptionalTensorVector
   //
   // Copies of the elements, or (rvalue forms, when no copy of this IValue
   // shares the list) the elements themselves. toIntList() is a view, valid
@@ -409,8 +435,8 @@ class IValue final {
   std::vector<double> toDoubleVector() &&;
   std::vector<bool> toBoolVector() const&;
   std::vector<bool> toBoolVector() &&;
-  std::vector<at::TensorBase> toTensorVector() const&;
-  std::vector<at::TensorBase> toTensorVector() &&;
+  std::vector<at::TensorBase> toTensorBaseVector() const&;
+  std::vector<at::TensorBase> toTensorBaseVector() &&;
   std::vector<std::optional<at::TensorBase>> toOptionalTensorVector() const&;
   std::vector<std::optional<at::TensorBase>> toOptionalTensorVector() &&;
 
@@ -637,7 +663,7 @@ T IValue::toImpl(Self&& self) {
     using E = typename T::value_type;
     if constexpr (detail::ivalue_is_tensor_v<E>) {
       std::vector<at::TensorBase> base =
-          std::forward<Self>(self).toTensorVector();
+          std::forward<Self>(self).toTensorBaseVector();
       if constexpr (std::is_same<T, std::vector<at::TensorBase>>::value) {
         return base;
       } else {

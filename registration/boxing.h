@@ -126,7 +126,7 @@ template <class T>
 struct ArgFromIValue<c10::ArrayRef<T>, std::enable_if_t<is_tensor_like_v<T>>> {
   using holder = std::vector<T>;
   static holder make(IValue& v) {
-    std::vector<at::TensorBase> bases = std::move(v).toTensorVector();
+    std::vector<at::TensorBase> bases = std::move(v).toTensorBaseVector();
     holder out;
     out.reserve(bases.size());
     for (auto& b : bases) out.emplace_back(std::move(b));
@@ -286,7 +286,7 @@ template <class R>
 struct ReturnFromIValue<std::vector<R>, std::enable_if_t<is_tensor_like_v<R>>> {
   static std::vector<R> pop(IValue&& v) {
     std::vector<R> out;
-    for (auto& b : std::move(v).toTensorVector()) out.emplace_back(std::move(b));
+    for (auto& b : std::move(v).toTensorBaseVector()) out.emplace_back(std::move(b));
     return out;
   }
 };

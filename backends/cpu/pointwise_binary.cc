@@ -1,5 +1,5 @@
 // The CPU plugin's binary pointwise kernels: the comparisons eq, ne, lt,
-// le, gt, ge and logical_and/or/xor (Bool results), pow, maximum, minimum,
+// le, gt, ge and logical_and/or/xor (Bool results), bitwise_and/or/xor, pow, maximum, minimum,
 // fmod and remainder; each with its Tensor and Scalar overloads, in-place `_`
 // and out= forms as PyTorch has them. A Scalar operand takes part in type
 // promotion as a wrapped number (wrap_scalar).
@@ -75,6 +75,38 @@ EMBER_COMPARISON_(logical_and, (x != decltype(x)(0)) && (y != decltype(y)(0)))
 EMBER_COMPARISON_(logical_or, (x != decltype(x)(0)) || (y != decltype(y)(0)))
 EMBER_COMPARISON_(logical_xor, (x != decltype(x)(0)) != (y != decltype(y)(0)))
 #undef EMBER_COMPARISON_
+
+// ---- bitwise_and / or / xor: integral and bool dtypes --------------------------------
+
+template <typename F>
+at::Tensor run_bitwise(const char* op, const at::Tensor& out, const at::Tensor& a,
+                       const at::Tensor& b, const F& f) {
+  TensorIterator iter(binary_config(op, out, a, b));
+  const c10::ScalarType dtype = iter.common_dtype();
+  TORCH_CHECK(c10::isIntegralType(dtype, /*includeBool=*/true), op,
+              ": not implemented for '", dtype, "' tensors; bitwise operators (`&`, `|`, `^`) "
+              "take integral or bool tensors. Use logical_and/logical_or/logical_xor, or "
+              "convert with .to(torch::kBool).");
+  dispatch_type_set<TypeSet::kAll>(dtype, op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_integral_v<T>) {
+      binary_loop<T, T>(iter, [&f](T x, T y) { return static_cast<T>(f(x, y)); });
+    }
+  });
+  return iter.output();
+}
+at::Tensor run_bitwise_and(const char* op, const at::Tensor& out, const at::Tensor& a,
+                           const at::Tensor& b) {
+  return run_bitwise(op, out, a, b, [](auto x, auto y) { return x & y; });
+}
+at::Tensor run_bitwise_or(const char* op, const at::Tensor& out, const at::Tensor& a,
+                          const at::Tensor& b) {
+  return run_bitwise(op, out, a, b, [](auto x, auto y) { return x | y; });
+}
+at::Tensor run_bitwise_xor(const char* op, const at::Tensor& out, const at::Tensor& a,
+                           const at::Tensor& b) {
+  return run_bitwise(op, out, a, b, [](auto x, auto y) { return x ^ y; });
+}
 
 // ---- maximum / minimum: NaN propagates; bool is or / and ---------------------
 
@@ -284,6 +316,9 @@ EMBER_BINARY_KERNELS_(gt)
 EMBER_BINARY_KERNELS_(ge)
 EMBER_BINARY_KERNELS_(fmod)
 EMBER_BINARY_KERNELS_(remainder)
+EMBER_BINARY_KERNELS_(bitwise_and)
+EMBER_BINARY_KERNELS_(bitwise_or)
+EMBER_BINARY_KERNELS_(bitwise_xor)
 #undef EMBER_BINARY_KERNELS_
 
 // Tensor-only ops: name, name_ (in place), name_out.

@@ -235,6 +235,23 @@ at::Tensor run_logical_not(const char* op, const at::Tensor& out, const at::Tens
   return unary_to_bool(op, out, self, [](auto x) { return !(x != decltype(x)(0)); });
 }
 
+at::Tensor run_bitwise_not(const char* op, const at::Tensor& out, const at::Tensor& self) {
+  TORCH_CHECK(!self.defined() || c10::isIntegralType(self.scalar_type(), /*includeBool=*/true),
+              op, ": not implemented for '", self.scalar_type(), "' tensors; `~` and "
+              "bitwise_not take integral or bool tensors. Use logical_not, or convert with "
+              ".to(torch::kBool).");
+  return unary_same<TypeSet::kAll>(op, out, self, [](auto x) {
+    using T = decltype(x);
+    if constexpr (std::is_same_v<T, bool>) {
+      return !x;
+    } else if constexpr (std::is_integral_v<T>) {
+      return static_cast<T>(~x);
+    } else {
+      return x;  // not reached: refused above
+    }
+  });
+}
+
 }  // namespace
 
 // ---- the registered kernels -------------------------------------------------------
@@ -272,6 +289,7 @@ EMBER_UNARY_KERNELS_(cos)
 EMBER_UNARY_KERNELS_(tanh)
 EMBER_UNARY_KERNELS_(sigmoid)
 EMBER_UNARY_KERNELS_(logical_not)
+EMBER_UNARY_KERNELS_(bitwise_not)
 #undef EMBER_UNARY_KERNELS_
 
 at::Tensor relu(const at::Tensor& self) { return run_relu("relu", at::Tensor(), self); }

@@ -259,6 +259,16 @@ std::string checkMsg(const char* condition, const Args&... args) {
   TORCH_INTERNAL_ASSERT(cond, ##__VA_ARGS__)
 #endif
 
+// AT_ASSERT(cond, parts...) / AT_ERROR(parts...)
+//
+// libtorch's older spellings, kept for programs written against it:
+// AT_ASSERT is TORCH_INTERNAL_ASSERT (an Ember-style bug report), AT_ERROR
+// throws c10::Error with the parts unconditionally, as TORCH_CHECK(false, …).
+// New code should use TORCH_CHECK / TORCH_INTERNAL_ASSERT. The glog-style
+// TORCH_CHECK_EQ … family is in c10/util/Logging.h.
+#define AT_ASSERT(cond, ...) TORCH_INTERNAL_ASSERT(cond, ##__VA_ARGS__)
+#define AT_ERROR(...) C10_THROW_ERROR(Error, __VA_ARGS__)
+
 // TORCH_WARN(parts...) / TORCH_WARN_ONCE(parts...)
 //
 // Sends a warning to the thread's handler; the _ONCE form fires once per

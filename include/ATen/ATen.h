@@ -2,7 +2,10 @@
 // See docs/compat.md for what is supported.
 #pragma once
 
+#include <ATen/Dispatch.h>
+
 #include "aten/CPUGeneratorImpl.h"
+#include "aten/DeviceRuntime.h"
 #include "aten/FromBlob.h"
 #include "aten/Functions.h"
 #include "aten/Parallel.h"
@@ -13,3 +16,5 @@
 #include "aten/TensorOptions.h"
 #include "c10/core/Scalar.h"
 #include "c10/core/ScalarType.h"
+#include "c10/util/Logging.h"
+#include "c10/util/Optional.h"

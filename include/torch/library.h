@@ -8,3 +8,11 @@
 #include "registration/Stack.h"
 #include "registration/library.h"
 #include "registration/plugin_loader.h"
+#include "c10/util/Optional.h"
+
+namespace torch {
+// torch::Dispatcher / torch::OperatorHandle — libtorch's names for the c10
+// dispatcher and its operator handles.
+using c10::Dispatcher;
+using c10::OperatorHandle;
+}  // namespace torch

@@ -5,6 +5,7 @@
 
 #include <ATen/ATen.h>
 #include <torch/autograd.h>
+#include <torch/cuda.h>
 #include <torch/data.h>
 #include <torch/detail/TensorDataContainer.h>
 #include <torch/library.h>

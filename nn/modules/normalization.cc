@@ -6,33 +6,36 @@
 namespace torch {
 namespace nn {
 
-BatchNorm2dImpl::BatchNorm2dImpl(const BatchNorm2dOptions& options) : options(options) {
+template <size_t D>
+BatchNormImplBase<D>::BatchNormImplBase(const BatchNormOptions& options) : options(options) {
   reset();
 }
 
-void BatchNorm2dImpl::reset() {
-  TORCH_CHECK(options.num_features() > 0, "BatchNorm2d: num_features must be positive, but "
+template <size_t D>
+void BatchNormImplBase<D>::reset() {
+  TORCH_CHECK(options.num_features() > 0, "BatchNorm", D, "d: num_features must be positive, but "
               "got ", options.num_features(), ".");
-  TORCH_CHECK(options.eps() > 0, "BatchNorm2d: eps must be positive, but got ", options.eps(),
+  TORCH_CHECK(options.eps() > 0, "BatchNorm", D, "d: eps must be positive, but got ", options.eps(),
               ".");
   TORCH_CHECK(!options.momentum().has_value() ||
                   (*options.momentum() >= 0 && *options.momentum() <= 1),
-              "BatchNorm2d: momentum must be between 0 and 1 (or unset for a cumulative "
+              "BatchNorm", D, "d: momentum must be between 0 and 1 (or unset for a cumulative "
               "average), but got ", options.momentum().value_or(0), ".");
   const int64_t c = options.num_features();
-  weight = register_parameter("weight", options.affine() ? at::empty({c}) : Tensor(),
+  weight = this->register_parameter("weight", options.affine() ? at::empty({c}) : Tensor(),
                               /*requires_grad=*/options.affine());
-  bias = register_parameter("bias", options.affine() ? at::empty({c}) : Tensor(),
+  bias = this->register_parameter("bias", options.affine() ? at::empty({c}) : Tensor(),
                             /*requires_grad=*/options.affine());
   const bool track = options.track_running_stats();
-  running_mean = register_buffer("running_mean", track ? at::zeros({c}) : Tensor());
-  running_var = register_buffer("running_var", track ? at::ones({c}) : Tensor());
-  num_batches_tracked = register_buffer(
+  running_mean = this->register_buffer("running_mean", track ? at::zeros({c}) : Tensor());
+  running_var = this->register_buffer("running_var", track ? at::ones({c}) : Tensor());
+  num_batches_tracked = this->register_buffer(
       "num_batches_tracked", track ? at::zeros({}, at::TensorOptions().dtype(at::kLong)) : Tensor());
   reset_parameters();
 }
 
-void BatchNorm2dImpl::reset_running_stats() {
+template <size_t D>
+void BatchNormImplBase<D>::reset_running_stats() {
   if (!options.track_running_stats()) return;
   NoGradGuard no_grad;
   running_mean.zero_();
@@ -40,7 +43,8 @@ void BatchNorm2dImpl::reset_running_stats() {
   num_batches_tracked.zero_();
 }
 
-void BatchNorm2dImpl::reset_parameters() {
+template <size_t D>
+void BatchNormImplBase<D>::reset_parameters() {
   reset_running_stats();
   if (options.affine()) {
     init::ones_(weight);
@@ -48,8 +52,9 @@ void BatchNorm2dImpl::reset_parameters() {
   }
 }
 
-void BatchNorm2dImpl::pretty_print(std::ostream& stream) const {
-  stream << std::boolalpha << "torch::nn::BatchNorm2d(" << options.num_features()
+template <size_t D>
+void BatchNormImplBase<D>::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "torch::nn::BatchNorm" << D << "d(" << options.num_features()
          << ", eps=" << options.eps() << ", momentum=";
   if (options.momentum().has_value()) {
     stream << *options.momentum();
@@ -60,17 +65,22 @@ void BatchNorm2dImpl::pretty_print(std::ostream& stream) const {
          << ", track_running_stats=" << options.track_running_stats() << ")";
 }
 
-Tensor BatchNorm2dImpl::forward(const Tensor& input) {
-  TORCH_CHECK(input.defined() && input.dim() == 4, "BatchNorm2d: expected a 4-d input "
-              "[N, C, H, W], but got ",
+template <size_t D>
+Tensor BatchNormImplBase<D>::forward(const Tensor& input) {
+  TORCH_CHECK(input.defined() && (D == 1 ? (input.dim() == 2 || input.dim() == 3)
+                                          : input.dim() == static_cast<int64_t>(D) + 2),
+              "BatchNorm", D, "d: expected a ",
+              D == 1 ? "2-d [N, C] or 3-d [N, C, L]"
+                     : D == 2 ? "4-d input [N, C, H, W]" : "5-d input [N, C, D, H, W]",
+              ", but got ",
               input.defined() ? c10::str(input.dim(), "-d input of sizes ", input.sizes())
                               : std::string("an undefined tensor"),
               ".");
-  TORCH_CHECK(input.size(1) == options.num_features(), "BatchNorm2d: the input has ",
+  TORCH_CHECK(input.size(1) == options.num_features(), "BatchNorm", D, "d: the input has ",
               input.size(1), " channels (sizes ", input.sizes(), ") but the module was built "
               "for num_features=", options.num_features(), ".");
   double momentum = options.momentum().value_or(0.0);
-  if (is_training() && options.track_running_stats()) {
+  if (this->is_training() && options.track_running_stats()) {
     NoGradGuard no_grad;
     num_batches_tracked.add_(1);
     if (!options.momentum().has_value()) {
@@ -81,10 +91,14 @@ Tensor BatchNorm2dImpl::forward(const Tensor& input) {
                                 functional::BatchNormFuncOptions()
                                     .weight(weight)
                                     .bias(bias)
-                                    .training(is_training() || !options.track_running_stats())
+                                    .training(this->is_training() || !options.track_running_stats())
                                     .momentum(momentum)
                                     .eps(options.eps()));
 }
+
+template class BatchNormImplBase<1>;
+template class BatchNormImplBase<2>;
+template class BatchNormImplBase<3>;
 
 LayerNormImpl::LayerNormImpl(LayerNormOptions options) : options(std::move(options)) { reset(); }
 

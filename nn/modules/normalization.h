@@ -15,17 +15,20 @@
 namespace torch {
 namespace nn {
 
-// torch::nn::BatchNorm2dImpl — normalizes each channel of [N, C, H, W].
-// Parameters weight (ones) and bias (zeros) when affine; buffers
-// running_mean (zeros), running_var (ones) and num_batches_tracked (int64
-// 0) when track_running_stats. In training, running = (1 - momentum) *
-// running + momentum * batch statistic (unbiased variance); with momentum
-// unset, momentum = 1 / num_batches_tracked (a cumulative average).
-class BatchNorm2dImpl : public Module {
+// torch::nn::BatchNorm1dImpl / BatchNorm2dImpl / BatchNorm3dImpl —
+// normalize each channel of [N, C] or [N, C, L] (1d), [N, C, H, W] (2d),
+// [N, C, D, H, W] (3d). Parameters weight (ones) and bias (zeros) when
+// affine; buffers running_mean (zeros), running_var (ones) and
+// num_batches_tracked (int64 0) when track_running_stats. In training,
+// running = (1 - momentum) * running + momentum * batch statistic (unbiased
+// variance); with momentum unset, momentum = 1 / num_batches_tracked (a
+// cumulative average).
+template <size_t D>
+class BatchNormImplBase : public Module {
  public:
-  explicit BatchNorm2dImpl(int64_t num_features)
-      : BatchNorm2dImpl(BatchNorm2dOptions(num_features)) {}
-  explicit BatchNorm2dImpl(const BatchNorm2dOptions& options);
+  explicit BatchNormImplBase(int64_t num_features)
+      : BatchNormImplBase(BatchNormOptions(num_features)) {}
+  explicit BatchNormImplBase(const BatchNormOptions& options);
 
   void reset();
   void reset_running_stats();
@@ -33,14 +36,33 @@ class BatchNorm2dImpl : public Module {
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 
-  BatchNorm2dOptions options;
+  BatchNormOptions options;
   Tensor weight;
   Tensor bias;
   Tensor running_mean;
   Tensor running_var;
   Tensor num_batches_tracked;
 };
+
+class BatchNorm1dImpl : public BatchNormImplBase<1> {
+ public:
+  using BatchNormImplBase<1>::BatchNormImplBase;
+};
+TORCH_MODULE(BatchNorm1d);
+class BatchNorm2dImpl : public BatchNormImplBase<2> {
+ public:
+  using BatchNormImplBase<2>::BatchNormImplBase;
+};
 TORCH_MODULE(BatchNorm2d);
+class BatchNorm3dImpl : public BatchNormImplBase<3> {
+ public:
+  using BatchNormImplBase<3>::BatchNormImplBase;
+};
+TORCH_MODULE(BatchNorm3d);
+
+extern template class BatchNormImplBase<1>;
+extern template class BatchNormImplBase<2>;
+extern template class BatchNormImplBase<3>;
 
 // torch::nn::LayerNormImpl — normalizes over the trailing
 // normalized_shape dimensions; weight (ones) and bias (zeros) of that shape

@@ -60,8 +60,9 @@ TEST(Item, RefusesManyElements) {
             "to one element first.");
 }
 
-TEST(Item, ABackendWithoutLocalScalarDenseGetsTheDispatchersError) {
-  // A PrivateUse1 tensor: no backend registers _local_scalar_dense for it.
+TEST(Item, ABackendWithoutCopyGetsTheDispatchersError) {
+  // A PrivateUse1 tensor: item() copies it to the CPU first (Note [item
+  // through the dispatcher]), and no backend registers copy_ for it here.
   c10::Storage storage(c10::make_intrusive<c10::StorageImpl>(
       c10::StorageImpl::use_byte_size_t(), 4, c10::GetCPUAllocator(), true));
   storage.unsafeGetStorageImpl()->mutable_data_ptr().unsafe_set_device(
@@ -69,7 +70,7 @@ TEST(Item, ABackendWithoutLocalScalarDenseGetsTheDispatchersError) {
   at::Tensor t(c10::make_intrusive<c10::TensorImpl>(
       std::move(storage), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1), at::kFloat));
   EXPECT_THAT(errorOf([&] { t.item(); }),
-              HasSubstr("Could not run 'aten::_local_scalar_dense' with arguments from the "
+              HasSubstr("Could not run 'aten::copy_' with arguments from the "
                         "'PrivateUse1' backend"));
 }
 

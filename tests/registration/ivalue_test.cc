@@ -283,7 +283,7 @@ TEST(IValue, DerivedTensorHandlesBoxAndUnbox) {
   ASSERT_EQ(unboxed.size(), 2u);
   EXPECT_TRUE(unboxed[1].is_same(d));
   IValue from_ref{c10::ArrayRef<DerivedTensor>(list)};
-  EXPECT_EQ(from_ref.toTensorVector().size(), 2u);
+  EXPECT_EQ(from_ref.toTensorBaseVector().size(), 2u);
   std::vector<std::optional<DerivedTensor>> opt{d, std::nullopt};
   auto opt_back = IValue(opt).to<std::vector<std::optional<DerivedTensor>>>();
   ASSERT_EQ(opt_back.size(), 2u);
@@ -339,12 +339,12 @@ TEST(IValue, TensorListsHoldReferences) {
     EXPECT_EQ(t.use_count(), 3u);
     IValue copy = v;
     EXPECT_EQ(t.use_count(), 3u);  // the list is shared, not copied
-    std::vector<at::TensorBase> out = v.toTensorVector();
+    std::vector<at::TensorBase> out = v.toTensorBaseVector();
     EXPECT_EQ(t.use_count(), 5u);
   }
   EXPECT_EQ(t.use_count(), 1u);
   IValue v(std::vector<at::TensorBase>{t});
-  auto moved = std::move(v).toTensorVector();
+  auto moved = std::move(v).toTensorBaseVector();
   EXPECT_EQ(t.use_count(), 2u);
 }
 
@@ -453,8 +453,8 @@ TEST(IValue, WrongKindAccessNamesBothKinds) {
               HasSubstr("expected a double list but got an int."));
   EXPECT_THAT(errorOf([] { IValue(1).toBoolVector(); }),
               HasSubstr("expected a bool list but got an int."));
-  EXPECT_THAT(errorOf([] { IValue(std::vector<int64_t>{1}).toTensorVector(); }),
-              HasSubstr("IValue::toTensorVector: expected a Tensor list but "
+  EXPECT_THAT(errorOf([] { IValue(std::vector<int64_t>{1}).toTensorBaseVector(); }),
+              HasSubstr("IValue::toTensorBaseVector: expected a Tensor list but "
                         "got an int list."));
   EXPECT_THAT(errorOf([] { IValue(1).toOptionalTensorVector(); }),
               HasSubstr("expected an optional-Tensor list but got an int."));
@@ -465,7 +465,7 @@ TEST(IValue, WrongKindAccessNamesBothKinds) {
                         "an int."));
   // The rvalue forms check before they take anything.
   IValue list(std::vector<int64_t>{1});
-  EXPECT_THAT(errorOf([&] { std::move(list).toTensorVector(); }),
+  EXPECT_THAT(errorOf([&] { std::move(list).toTensorBaseVector(); }),
               HasSubstr("expected a Tensor list but got an int list."));
   EXPECT_TRUE(list.isIntList());  // NOLINT(bugprone-use-after-move)
   EXPECT_THAT(errorOf([&] { std::move(list).toTensorBase(); }),

@@ -1,0 +1,81 @@
+// nn/modules/conv_transpose.h — torch::nn::Conv1d, ConvTranspose1d and
+// ConvTranspose2d (the 2-d convolution is nn/modules/conv.h).
+//
+//   torch::nn::ConvTranspose2d up(torch::nn::ConvTranspose2dOptions(64, 32, 4)
+//                                     .stride(2).padding(1).bias(false));
+//   auto y = up(x);   // x [N, 64, H, W] -> y [N, 32, 2H, 2W]
+//   torch::nn::Conv1d conv(torch::nn::Conv1dOptions(8, 16, 3).padding(1));
+//
+// Initialisation as PyTorch's: weight from kaiming_uniform_(a = sqrt(5)),
+// bias from U(±1/sqrt(fan_in)) (fan_in of the weight as stored). Only
+// padding_mode kZeros is supported.
+#pragma once
+
+#include <ostream>
+
+#include "nn/module.h"
+#include "nn/options.h"
+#include "nn/pimpl.h"
+
+namespace torch {
+namespace nn {
+
+// torch::nn::Conv1dImpl — weight [out_channels, in_channels / groups, k].
+class Conv1dImpl : public Module {
+ public:
+  Conv1dImpl(int64_t input_channels, int64_t output_channels, ExpandingArray<1> kernel_size)
+      : Conv1dImpl(Conv1dOptions(input_channels, output_channels, kernel_size)) {}
+  explicit Conv1dImpl(Conv1dOptions options);
+
+  void reset();
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  // input [N, C_in, L] or [C_in, L].
+  Tensor forward(const Tensor& input);
+
+  Conv1dOptions options;
+  Tensor weight;
+  Tensor bias;  // undefined without bias
+};
+TORCH_MODULE(Conv1d);
+
+// torch::nn::ConvTransposeNdImpl<D> — weight [in_channels, out_channels /
+// groups, k…]. forward(input, output_size) is not supported (pass
+// output_padding in the options instead).
+template <size_t D>
+class ConvTransposeNdImpl : public Module {
+ public:
+  ConvTransposeNdImpl(int64_t input_channels, int64_t output_channels,
+                      ExpandingArray<D> kernel_size)
+      : ConvTransposeNdImpl(
+            ConvTransposeOptions<D>(input_channels, output_channels, kernel_size)) {}
+  explicit ConvTransposeNdImpl(ConvTransposeOptions<D> options);
+
+  void reset();
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  // input [N, C_in, *] or [C_in, *] with D spatial dimensions.
+  Tensor forward(const Tensor& input);
+
+  ConvTransposeOptions<D> options;
+  Tensor weight;
+  Tensor bias;  // undefined without bias
+};
+
+class ConvTranspose1dImpl : public ConvTransposeNdImpl<1> {
+ public:
+  using ConvTransposeNdImpl<1>::ConvTransposeNdImpl;
+};
+TORCH_MODULE(ConvTranspose1d);
+
+class ConvTranspose2dImpl : public ConvTransposeNdImpl<2> {
+ public:
+  using ConvTransposeNdImpl<2>::ConvTransposeNdImpl;
+};
+TORCH_MODULE(ConvTranspose2d);
+
+extern template class ConvTransposeNdImpl<1>;
+extern template class ConvTransposeNdImpl<2>;
+
+}  // namespace nn
+}  // namespace torch

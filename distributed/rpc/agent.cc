@@ -207,7 +207,6 @@ std::shared_ptr<grpc::Channel> Agent::make_channel(const std::string& target) {
   args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
   // One connection per peer channel, not shared with other channels.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
@@ -216,7 +215,11 @@ std::shared_ptr<grpc::Channel> Agent::make_channel(const std::string& target) {
 }
 
 void Agent::start() {
-  for (int i = 0; i < 2; ++i) {
+  TORCH_CHECK(options_.num_worker_threads >= 1 &&
+                  options_.num_worker_threads <= 1024,
+              "init_rpc: num_worker_threads must be in [1, 1024], got ",
+              options_.num_worker_threads, ".");
+  for (int i = 0; i < options_.num_worker_threads; ++i) {
     pool_.emplace_back([this] {
       for (;;) {
         std::function<void()> task;
@@ -573,8 +576,6 @@ void Agent::dispatch(wire::Decoded msg, grpc::ByteBuffer* response,
   const std::string node = "Error on Node " + std::to_string(rank_) + ": ";
   switch (msg.envelope.kind()) {
     case ember::rpc::OP_CALL: {
-      bool has_rref = false;
-      for (const auto& v : msg.envelope.values()) has_rref |= v.has_rref();
       auto run = [this, node, response, reactor](wire::Decoded m) {
         Envelope env;
         env.set_kind(ember::rpc::OP_RESPONSE);
@@ -597,12 +598,8 @@ void Agent::dispatch(wire::Decoded msg, grpc::ByteBuffer* response,
         }
         reply(response, reactor, env, &enc);
       };
-      if (has_rref) {
-        auto shared = std::make_shared<wire::Decoded>(std::move(msg));
-        post([run, shared] { run(std::move(*shared)); });
-      } else {
-        run(std::move(msg));
-      }
+      auto shared = std::make_shared<wire::Decoded>(std::move(msg));
+      post([run, shared] { run(std::move(*shared)); });
       return;
     }
     case ember::rpc::REMOTE_CALL:
@@ -732,12 +729,12 @@ c10::intrusive_ptr<Future> Agent::send(int to, ember::rpc::Envelope& request,
     std::lock_guard<std::mutex> g(mutex_);
     request.set_token(token_);
     request.set_from_rank(rank_);
-    if (stopping_ && request.kind() != ember::rpc::SHUTDOWN_BARRIER_CALL &&
-        request.kind() != ember::rpc::PING &&
-        request.kind() != ember::rpc::RREF_USER_DELETE) {
+    // Until the barrier is passed this worker still serves its peers,
+    // whose requests may need calls of their own (forks, fetches).
+    if (closed_) {
       delete call;
-      TORCH_CHECK(false, "rpc: ", what, " after shutdown() began; RPC is "
-                  "shutting down on this worker.");
+      TORCH_CHECK(false, "rpc: ", what, " after shutdown(); RPC is shut "
+                  "down on this worker.");
     }
     TORCH_CHECK(ready_, "rpc: ", what, " before init_rpc finished.");
     stub = peers_.at(to)->stub.get();
@@ -974,6 +971,10 @@ void Agent::shutdown(bool graceful) {
     std::lock_guard<std::mutex> g(mutex_);
     stopping_ = true;
     for (auto* c : pending_) c->context.TryCancel();
+  }
+  {
+    std::lock_guard<std::mutex> g(mutex_);
+    closed_ = true;
   }
   // A fetch still waiting for a value that will never come is answered now,
   // so that the server can finish every call.

@@ -5,12 +5,14 @@
 //
 // Note [Agent threads]
 // ~~~~~~~~~~~~~~~~~~~~
-// The server uses gRPC's callback API: a request is handled on a gRPC
+// The server uses gRPC's callback API: a request is decoded on a gRPC
 // callback thread, and a reply can be finished later from any thread, so no
-// thread waits per call. Requests that cannot block (op calls without RRef
-// arguments, fetches, acks, pings) run inline on that thread; those that
-// must wait for other workers (op calls with RRef arguments, which fork and
-// fetch) go to the agent's small pool. Client calls are callback unary calls
+// thread waits per call. Requests that never block (fetches, acks, pings,
+// the rendezvous and barrier bookkeeping) are answered on that thread.
+// Operators (op calls and remote calls) run on the agent's pool
+// (RpcBackendOptions::num_worker_threads): they may be long, or wait for
+// other workers (RRef arguments fork and fetch), and must not stall gRPC's
+// threads. Client calls are callback unary calls
 // on one GenericStub per peer; their completion runs on a gRPC thread and
 // completes the caller's Future there.
 #pragma once
@@ -220,7 +222,8 @@ class Agent : public std::enable_shared_from_this<Agent> {
   std::set<int> dead_;
   int64_t outstanding_ = 0;
   std::set<PendingCall*> pending_;
-  bool stopping_ = false;
+  bool stopping_ = false;  // shutdown() began: requests are not deferred
+  bool closed_ = false;    // past the barrier: no new outgoing calls
   // See Note [Requests before rendezvous] in agent.cc.
   struct Deferred {
     wire::Decoded msg;

@@ -60,12 +60,15 @@ constexpr double kDefaultRpcTimeoutSeconds = 60.0;
 //   rendezvous.
 // use_unix_sockets: workers on one host (same hostname) talk over unix
 //   sockets instead of TCP.
+// num_worker_threads: threads that run the operators of incoming calls
+//   (PyTorch's default, 16); a call waits for a free one.
 struct RpcBackendOptions {
   std::string init_method;
   double rpc_timeout = kDefaultRpcTimeoutSeconds;
   double init_timeout = 60.0;
   std::string token;
   bool use_unix_sockets = true;
+  int num_worker_threads = 16;
 };
 
 // torch::distributed::rpc::WorkerInfo

@@ -169,8 +169,6 @@ void Agent::handle_remote(wire::Decoded msg, grpc::ByteBuffer* response,
   const GloballyUniqueId fid = from_proto(msg.envelope.fork_id());
   add_fork(rid, fid);
   std::shared_ptr<Owner> owner = get_or_create_owner(rid);
-  bool has_rref = false;
-  for (const auto& v : msg.envelope.values()) has_rref |= v.has_rref();
   auto run = [this, owner, response, reactor](wire::Decoded m) {
     ember::rpc::Envelope env;
     env.set_kind(ember::rpc::REMOTE_RESPONSE);
@@ -194,12 +192,8 @@ void Agent::handle_remote(wire::Decoded msg, grpc::ByteBuffer* response,
     }
     reply(response, reactor, env);
   };
-  if (has_rref) {
-    auto shared = std::make_shared<wire::Decoded>(std::move(msg));
-    post([run, shared] { run(std::move(*shared)); });
-  } else {
-    run(std::move(msg));
-  }
+  auto shared = std::make_shared<wire::Decoded>(std::move(msg));
+  post([run, shared] { run(std::move(*shared)); });
 }
 
 void Agent::handle_fetch(wire::Decoded& msg, grpc::ByteBuffer* response,

@@ -719,41 +719,43 @@ c10::intrusive_ptr<Future> Agent::send(int to, ember::rpc::Envelope& request,
                                        wire::Encoder& encoder, double timeout,
                                        const std::string& what,
                                        ReplyHandler handler) {
-  auto* call = new PendingCall;
-  call->to = to;
-  call->timeout = timeout;
-  call->what = what;
-  call->handler = std::move(handler);
+  // Everything the completion reads is written before the call is
+  // published under mutex_, which the completion takes first (Note [TSan
+  // and gRPC] in docs/distributed.md).
+  std::string token;
+  {
+    std::lock_guard<std::mutex> g(mutex_);
+    // Until the barrier is passed this worker still serves its peers,
+    // whose requests may need calls of their own (forks, fetches).
+    TORCH_CHECK(!closed_, "rpc: ", what, " after shutdown(); RPC is shut "
+                "down on this worker.");
+    TORCH_CHECK(ready_, "rpc: ", what, " before init_rpc finished.");
+    token = token_;
+  }
+  request.set_token(token);
+  request.set_from_rank(rank_);
+  auto owned = std::make_unique<PendingCall>();
+  owned->to = to;
+  owned->timeout = timeout;
+  owned->what = what;
+  owned->handler = std::move(handler);
+  owned->request = encoder.finish(request);
+  if (timeout > 0) owned->context.set_deadline(deadline_after(timeout));
+  auto future = owned->future;
   grpc::GenericStub* stub;
   {
     std::lock_guard<std::mutex> g(mutex_);
-    request.set_token(token_);
-    request.set_from_rank(rank_);
-    // Until the barrier is passed this worker still serves its peers,
-    // whose requests may need calls of their own (forks, fetches).
-    if (closed_) {
-      delete call;
-      TORCH_CHECK(false, "rpc: ", what, " after shutdown(); RPC is shut "
-                  "down on this worker.");
-    }
-    TORCH_CHECK(ready_, "rpc: ", what, " before init_rpc finished.");
+    TORCH_CHECK(!closed_, "rpc: ", what, " after shutdown(); RPC is shut "
+                "down on this worker.");
     stub = peers_.at(to)->stub.get();
     ++outstanding_;
-    pending_.insert(call);
+    pending_.insert(owned.get());
   }
-  try {
-    call->request = encoder.finish(request);
-  } catch (...) {
-    std::lock_guard<std::mutex> g(mutex_);
-    pending_.erase(call);
-    --outstanding_;
-    cv_.notify_all();
-    delete call;
-    throw;
-  }
-  if (timeout > 0) call->context.set_deadline(deadline_after(timeout));
-  auto future = call->future;
-  auto self = shared_from_this();
+  PendingCall* call = owned.release();
+  // A raw pointer: shutdown() waits for every completion (outstanding_)
+  // before the agent can go, and the agent must never be destroyed on a
+  // gRPC thread.
+  Agent* self = this;
   stub->UnaryCall(
       &call->context, kMethod, grpc::StubOptions(), &call->request,
       &call->response, [self, call](grpc::Status status) {

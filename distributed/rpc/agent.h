@@ -99,6 +99,11 @@ class Agent : public std::enable_shared_from_this<Agent> {
   void shutdown(bool graceful);
 
   int rank() const { return rank_; }
+  // Past shutdown's barrier (or an ungraceful shutdown): no new calls.
+  bool closed() const {
+    std::lock_guard<std::mutex> g(mutex_);
+    return closed_;
+  }
   int world_size() const { return world_size_; }
   const std::string& name() const { return name_; }
   WorkerInfo info(int rank) const;

@@ -380,7 +380,7 @@ std::shared_ptr<Agent> agent_of(const std::shared_ptr<detail::RRefState>& s,
                                 const char* api) {
   TORCH_CHECK(s != nullptr, api, ": the RRef is empty (default-constructed).");
   auto a = s->agent.lock();
-  TORCH_CHECK(a != nullptr, api, ": RPC has been shut down; the RRef ",
+  TORCH_CHECK(a != nullptr && !a->closed(), api, ": RPC has been shut down; the RRef ",
               s->rref_id.str(), " can no longer be used.");
   return a;
 }

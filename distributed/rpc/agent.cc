@@ -859,7 +859,7 @@ void Agent::wait_outstanding() {
 }
 
 // ---------------------------------------------------------------------------
-// Shutdown barrier (rank 0 coordinates; See Note [Graceful shutdown] in
+// Shutdown barrier (rank 0 coordinates; see "Shutdown and faults" in
 // docs/distributed.md).
 
 void Agent::handle_barrier(wire::Decoded& msg, grpc::ByteBuffer* response,

@@ -1,0 +1,1106 @@
+// The gRPC agent: server, peers, rendezvous, calls, shutdown barrier. See
+// Note [Agent threads] in agent.h.
+#include "distributed/rpc/agent.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <sstream>
+
+#include "registration/Dispatcher.h"
+
+namespace torch {
+namespace distributed {
+namespace rpc {
+
+namespace {
+
+constexpr char kMethod[] = "/ember.rpc.RpcAgent/Call";
+
+std::string status_text(const grpc::Status& s) {
+  static const char* const kNames[] = {
+      "OK",          "CANCELLED",           "UNKNOWN",
+      "INVALID_ARGUMENT", "DEADLINE_EXCEEDED", "NOT_FOUND",
+      "ALREADY_EXISTS", "PERMISSION_DENIED", "RESOURCE_EXHAUSTED",
+      "FAILED_PRECONDITION", "ABORTED",     "OUT_OF_RANGE",
+      "UNIMPLEMENTED", "INTERNAL",          "UNAVAILABLE",
+      "DATA_LOSS",   "UNAUTHENTICATED"};
+  int code = static_cast<int>(s.error_code());
+  std::string name = code >= 0 && code <= 16 ? kNames[code] : "code " +
+                                                   std::to_string(code);
+  return "gRPC " + name + ": " + s.error_message();
+}
+
+std::chrono::system_clock::time_point deadline_after(double seconds) {
+  return std::chrono::system_clock::now() +
+         std::chrono::microseconds(static_cast<int64_t>(seconds * 1e6));
+}
+
+// Constant-time comparison, so a wrong token's timing says nothing about
+// the right one.
+bool same_secret(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  unsigned char diff = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    diff |= static_cast<unsigned char>(a[i] ^ b[i]);
+  }
+  return diff == 0;
+}
+
+std::string random_hex(size_t bytes) {
+  std::random_device rd;
+  std::string out;
+  static const char kHex[] = "0123456789abcdef";
+  for (size_t i = 0; i < bytes; ++i) {
+    unsigned v = rd() & 0xff;
+    out += kHex[v >> 4];
+    out += kHex[v & 15];
+  }
+  return out;
+}
+
+// The local address of the route to `host` (the interface servers bind
+// to): a UDP "connect" sends nothing but picks the source address.
+std::string route_address(const std::string& host) {
+  addrinfo hints{};
+  hints.ai_family = AF_INET;
+  hints.ai_socktype = SOCK_DGRAM;
+  addrinfo* res = nullptr;
+  int rc = getaddrinfo(host.c_str(), "9", &hints, &res);
+  TORCH_CHECK(rc == 0 && res != nullptr, "init_rpc: cannot resolve MASTER_ADDR '",
+              host, "': ", gai_strerror(rc), ". Set MASTER_ADDR to rank 0's "
+              "address.");
+  int fd = socket(AF_INET, SOCK_DGRAM, 0);
+  std::string out = "127.0.0.1";
+  if (fd >= 0) {
+    if (connect(fd, res->ai_addr, res->ai_addrlen) == 0) {
+      sockaddr_in local{};
+      socklen_t len = sizeof(local);
+      if (getsockname(fd, reinterpret_cast<sockaddr*>(&local), &len) == 0) {
+        char buf[INET_ADDRSTRLEN];
+        if (inet_ntop(AF_INET, &local.sin_addr, buf, sizeof(buf))) out = buf;
+      }
+    }
+    close(fd);
+  }
+  freeaddrinfo(res);
+  return out;
+}
+
+std::string env_or(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? std::string(v) : fallback;
+}
+
+}  // namespace
+
+c10::Error make_error(const std::string& message) {
+  return c10::Error(c10::SourceLocation{"rpc", __FILE__, __LINE__}, message);
+}
+
+// ---------------------------------------------------------------------------
+// Server.
+
+class AgentService final
+    : public ember::rpc::RpcAgent::WithRawCallbackMethod_Call<
+          ember::rpc::RpcAgent::Service> {
+ public:
+  explicit AgentService(Agent* agent) : agent_(agent) {}
+  grpc::ServerUnaryReactor* Call(grpc::CallbackServerContext* context,
+                                 const grpc::ByteBuffer* request,
+                                 grpc::ByteBuffer* response) override {
+    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+    agent_->handle(request, response, reactor);
+    return reactor;
+  }
+
+ private:
+  Agent* agent_;
+};
+
+Agent::Agent(std::string name, int rank, int world_size,
+             RpcBackendOptions options)
+    : name_(std::move(name)),
+      rank_(rank),
+      world_size_(world_size),
+      options_(std::move(options)) {
+  TORCH_CHECK(!name_.empty() && name_.size() <= 128,
+              "init_rpc: a worker name must have 1 to 128 characters, got '",
+              name_, "'.");
+  TORCH_CHECK(world_size_ >= 1 && world_size_ <= 65536,
+              "init_rpc: world_size must be in [1, 65536], got ", world_size_,
+              ". Set WORLD_SIZE or pass world_size.");
+  TORCH_CHECK(rank_ >= 0 && rank_ < world_size_, "init_rpc: rank ", rank_,
+              " is outside [0, world_size=", world_size_,
+              "). Set RANK or pass rank.");
+  TORCH_CHECK(options_.rpc_timeout >= 0, "init_rpc: rpc_timeout must be >= 0 "
+              "(0: no timeout), got ", options_.rpc_timeout, ".");
+  std::string init = options_.init_method;
+  if (init.empty()) {
+    const char* addr = std::getenv("MASTER_ADDR");
+    const char* port = std::getenv("MASTER_PORT");
+    TORCH_CHECK(world_size_ == 1 || (addr && *addr && port && *port),
+                "init_rpc: MASTER_ADDR and MASTER_PORT must be set (rank 0's "
+                "address and a free port), or pass "
+                "RpcBackendOptions::init_method = \"tcp://host:port\".");
+    init = std::string("tcp://") + (addr && *addr ? addr : "127.0.0.1") +
+           ":" + (port && *port ? port : "0");
+  }
+  const std::string prefix = "tcp://";
+  TORCH_CHECK(init.compare(0, prefix.size(), prefix) == 0,
+              "init_rpc: init_method must be \"tcp://host:port\", got '",
+              init, "'.");
+  std::string hostport = init.substr(prefix.size());
+  size_t colon = hostport.rfind(':');
+  TORCH_CHECK(colon != std::string::npos && colon > 0,
+              "init_rpc: init_method '", init, "' has no port.");
+  master_host_ = hostport.substr(0, colon);
+  if (master_host_.size() > 2 && master_host_.front() == '[') {
+    master_host_ = master_host_.substr(1, master_host_.size() - 2);
+  }
+  char* end = nullptr;
+  long port = std::strtol(hostport.c_str() + colon + 1, &end, 10);
+  TORCH_CHECK(end && *end == '\0' && port >= 0 && port <= 65535,
+              "init_rpc: bad port in init_method '", init, "'.");
+  master_port_ = static_cast<int>(port);
+  token_ = options_.token.empty() ? env_or("EMBER_RPC_TOKEN", "")
+                                  : options_.token;
+  char host[256] = {0};
+  gethostname(host, sizeof(host) - 1);
+  hostname_ = host;
+}
+
+Agent::~Agent() {
+  {
+    std::lock_guard<std::mutex> g(pool_mutex_);
+    pool_stop_ = true;
+  }
+  pool_cv_.notify_all();
+  for (auto& t : pool_) {
+    if (t.joinable()) t.join();
+  }
+}
+
+void Agent::post(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> g(pool_mutex_);
+    pool_tasks_.push_back(std::move(task));
+  }
+  pool_cv_.notify_one();
+}
+
+std::shared_ptr<grpc::Channel> Agent::make_channel(const std::string& target) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(-1);
+  args.SetMaxSendMessageSize(-1);
+  // A dead peer is noticed by the transport (closed socket) at once; across
+  // hosts, keepalive pings notice a silent one within ~4 s.
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 2000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 2000);
+  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
+  // One connection per peer channel, not shared with other channels.
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(),
+                                   args);
+}
+
+void Agent::start() {
+  TORCH_CHECK(options_.num_worker_threads >= 1 &&
+                  options_.num_worker_threads <= 1024,
+              "init_rpc: num_worker_threads must be in [1, 1024], got ",
+              options_.num_worker_threads, ".");
+  for (int i = 0; i < options_.num_worker_threads; ++i) {
+    pool_.emplace_back([this] {
+      for (;;) {
+        std::function<void()> task;
+        {
+          std::unique_lock<std::mutex> l(pool_mutex_);
+          pool_cv_.wait(l, [this] { return pool_stop_ || !pool_tasks_.empty(); });
+          if (pool_tasks_.empty()) return;
+          task = std::move(pool_tasks_.front());
+          pool_tasks_.pop_front();
+        }
+        task();
+      }
+    });
+  }
+  service_ = std::make_unique<AgentService>(this);
+  grpc::ServerBuilder builder;
+  builder.SetMaxReceiveMessageSize(-1);
+  builder.SetMaxSendMessageSize(-1);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  // Rank 0 listens at the rendezvous address; the others on the interface
+  // of the route to it, on a port the system picks.
+  int tcp_port = 0;
+  std::string bind_host =
+      rank_ == 0 ? master_host_ : route_address(master_host_);
+  std::string bind = (bind_host.find(':') != std::string::npos
+                          ? "[" + bind_host + "]"
+                          : bind_host) +
+                     ":" + std::to_string(rank_ == 0 ? master_port_ : 0);
+  builder.AddListeningPort(bind, grpc::InsecureServerCredentials(), &tcp_port);
+  if (options_.use_unix_sockets) {
+    unix_address_ = "unix-abstract:ember-rpc-" + std::to_string(getpid()) +
+                    "-" + random_hex(8);
+    builder.AddListeningPort(unix_address_, grpc::InsecureServerCredentials());
+  }
+  builder.RegisterService(service_.get());
+  server_ = builder.BuildAndStart();
+  TORCH_CHECK(server_ != nullptr && tcp_port != 0, "init_rpc: worker '",
+              name_, "' (rank ", rank_, ") could not listen on ", bind,
+              rank_ == 0 ? " (MASTER_ADDR:MASTER_PORT; is the port in use?)"
+                         : "",
+              ".");
+  tcp_address_ = (bind_host.find(':') != std::string::npos
+                      ? "[" + bind_host + "]"
+                      : bind_host) +
+                 ":" + std::to_string(tcp_port);
+  if (rank_ == 0) master_port_ = tcp_port;
+  try {
+    rendezvous();
+  } catch (...) {
+    {
+      std::lock_guard<std::mutex> g(mutex_);
+      stopping_ = true;
+    }
+    admit_deferred();  // refused: not ready
+    server_->Shutdown(deadline_after(0.5));
+    server_->Wait();
+    throw;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Rendezvous. See Note [Agent threads]: rank 0 answers each JOIN_CALL when
+// the last rank has joined, from whichever thread saw it join.
+
+void Agent::rendezvous() {
+  ember::rpc::WorkerEntry self;
+  self.set_name(name_);
+  self.set_rank(rank_);
+  self.set_tcp_address(tcp_address_);
+  self.set_unix_address(unix_address_);
+  self.set_hostname(hostname_);
+  if (rank_ == 0) {
+    if (token_.empty()) token_ = random_hex(16);
+    std::unique_lock<std::mutex> l(mutex_);
+    joined_[0] = self;
+    rank_by_name_[name_] = 0;
+    if (static_cast<int>(joined_.size()) < world_size_) {
+      bool done = cv_.wait_for(
+          l, std::chrono::microseconds(
+                 static_cast<int64_t>(options_.init_timeout * 1e6)),
+          [this] { return static_cast<int>(joined_.size()) == world_size_; });
+      if (!done) {
+        std::ostringstream missing;
+        bool first = true;
+        for (int r = 1; r < world_size_; ++r) {
+          if (!joined_.count(r)) {
+            missing << (first ? "" : ", ") << r;
+            first = false;
+          }
+        }
+        rendezvous_error_ = "init_rpc: rendezvous timed out after " +
+                            std::to_string(options_.init_timeout) +
+                            " s: rank(s) " + missing.str() +
+                            " did not join (world_size=" +
+                            std::to_string(world_size_) +
+                            "). Start every rank, or fix WORLD_SIZE.";
+        for (auto& w : join_waiters_) {
+          reply_error(w.second.response, w.second.reactor,
+                      ember::rpc::JOIN_RESPONSE, rendezvous_error_);
+        }
+        join_waiters_.clear();
+        l.unlock();
+        throw make_error(rendezvous_error_);
+      }
+    }
+    ember::rpc::WorkerTable table;
+    for (auto& j : joined_) *table.add_workers() = j.second;
+    table.set_token(token_);
+    for (auto& w : join_waiters_) {
+      ember::rpc::Envelope env;
+      env.set_kind(ember::rpc::JOIN_RESPONSE);
+      *env.mutable_table() = table;
+      reply(w.second.response, w.second.reactor, env);
+    }
+    join_waiters_.clear();
+    l.unlock();
+    connect_peers(table);
+    return;
+  }
+  // Other ranks: one JOIN_CALL to rank 0, waiting for it to come up.
+  std::string master =
+      (master_host_.find(':') != std::string::npos ? "[" + master_host_ + "]"
+                                                   : master_host_) +
+      ":" + std::to_string(master_port_);
+  auto channel = make_channel(master);
+  grpc::GenericStub stub(channel);
+  ember::rpc::Envelope env;
+  env.set_kind(ember::rpc::JOIN_CALL);
+  env.set_token(token_);
+  env.set_from_rank(rank_);
+  *env.mutable_join()->mutable_worker() = self;
+  env.mutable_join()->set_world_size(world_size_);
+  grpc::ByteBuffer request = wire::encode_plain(env);
+  grpc::ByteBuffer response;
+  grpc::ClientContext ctx;
+  ctx.set_wait_for_ready(true);
+  ctx.set_deadline(deadline_after(options_.init_timeout + 5));
+  std::mutex m;
+  std::condition_variable cv;
+  bool done = false;
+  grpc::Status status;
+  stub.UnaryCall(&ctx, kMethod, grpc::StubOptions(), &request, &response,
+                 [&](grpc::Status s) {
+                   std::lock_guard<std::mutex> g(m);
+                   status = std::move(s);
+                   done = true;
+                   cv.notify_all();
+                 });
+  {
+    std::unique_lock<std::mutex> l(m);
+    cv.wait(l, [&] { return done; });
+  }
+  TORCH_CHECK(status.ok(), "init_rpc: worker '", name_, "' (rank ", rank_,
+              ") could not join rank 0 at ", master, ": ", status_text(status),
+              ". Check MASTER_ADDR/MASTER_PORT and that rank 0 is running.");
+  wire::Decoded reply = wire::decode(response);
+  TORCH_CHECK(reply.envelope.error().empty(), reply.envelope.error());
+  TORCH_CHECK(reply.envelope.kind() == ember::rpc::JOIN_RESPONSE &&
+                  reply.envelope.has_table(),
+              "init_rpc: rank 0 at ", master,
+              " answered the join with something else; is it an Ember RPC "
+              "worker of this version?");
+  {
+    std::lock_guard<std::mutex> g(mutex_);
+    if (token_.empty()) token_ = reply.envelope.table().token();
+  }
+  connect_peers(reply.envelope.table());
+}
+
+void Agent::connect_peers(const ember::rpc::WorkerTable& table) {
+  std::vector<std::unique_ptr<Peer>> peers(world_size_);
+  for (const auto& w : table.workers()) {
+    TORCH_CHECK(w.rank() >= 0 && w.rank() < world_size_ && !peers[w.rank()],
+                "init_rpc: rank 0 sent a bad worker table.");
+    auto p = std::make_unique<Peer>();
+    p->info = WorkerInfo{w.name(), w.rank()};
+    p->tcp_address = w.tcp_address();
+    p->unix_address = w.unix_address();
+    p->hostname = w.hostname();
+    const bool local = options_.use_unix_sockets && !p->unix_address.empty() &&
+                       p->hostname == hostname_;
+    p->channel = make_channel(local ? p->unix_address : p->tcp_address);
+    p->stub = std::make_unique<grpc::GenericStub>(p->channel);
+    peers[w.rank()] = std::move(p);
+  }
+  for (int r = 0; r < world_size_; ++r) {
+    TORCH_CHECK(peers[r] != nullptr, "init_rpc: rank 0's table lacks rank ",
+                r, ".");
+  }
+  {
+    std::lock_guard<std::mutex> g(mutex_);
+    peers_ = std::move(peers);
+    for (auto& p : peers_) rank_by_name_[p->info.name] = p->info.id;
+    ready_ = true;
+  }
+  admit_deferred();
+}
+
+void Agent::handle_join(wire::Decoded& msg, grpc::ByteBuffer* response,
+                        grpc::ServerUnaryReactor* reactor) {
+  const auto& join = msg.envelope.join();
+  const auto& w = join.worker();
+  std::unique_lock<std::mutex> l(mutex_);
+  auto fail = [&](const std::string& why) {
+    l.unlock();
+    reply_error(response, reactor, ember::rpc::JOIN_RESPONSE, why);
+  };
+  if (rank_ != 0) {
+    return fail("init_rpc: worker '" + name_ + "' (rank " +
+                std::to_string(rank_) +
+                ") is not rank 0 and cannot take joins.");
+  }
+  const std::string who =
+      "worker '" + w.name() + "' (rank " + std::to_string(w.rank()) + ")";
+  if (!rendezvous_error_.empty()) return fail(rendezvous_error_);
+  if (ready_) {
+    return fail("init_rpc: " + who +
+                " joined after the group was complete (world_size=" +
+                std::to_string(world_size_) + ").");
+  }
+  const bool rank0_token_set =
+      !options_.token.empty() || !env_or("EMBER_RPC_TOKEN", "").empty();
+  if (rank0_token_set && !same_secret(msg.envelope.token(), token_)) {
+    return fail("init_rpc: " + who +
+                " presented a different token than rank 0; every worker needs "
+                "the same EMBER_RPC_TOKEN.");
+  }
+  if (join.world_size() != world_size_) {
+    return fail("init_rpc: " + who + " has world_size=" +
+                std::to_string(join.world_size()) + " but rank 0 has world_size=" +
+                std::to_string(world_size_) +
+                "; start every worker with the same WORLD_SIZE.");
+  }
+  if (w.rank() <= 0 || w.rank() >= world_size_) {
+    return fail("init_rpc: " + who + " has a rank outside [1, " +
+                std::to_string(world_size_) + ").");
+  }
+  if (w.name().empty() || w.name().size() > 128) {
+    return fail("init_rpc: " + who + " has a bad name.");
+  }
+  auto taken = joined_.find(w.rank());
+  if (taken != joined_.end()) {
+    return fail("init_rpc: duplicate rank " + std::to_string(w.rank()) +
+                ": " + who + " and worker '" + taken->second.name() +
+                "' both claim it; give every worker its own RANK.");
+  }
+  auto name = rank_by_name_.find(w.name());
+  if (name != rank_by_name_.end()) {
+    return fail("init_rpc: duplicate name '" + w.name() + "': ranks " +
+                std::to_string(name->second) + " and " +
+                std::to_string(w.rank()) + " both use it; names must be unique.");
+  }
+  joined_[w.rank()] = w;
+  rank_by_name_[w.name()] = w.rank();
+  join_waiters_[w.rank()] = Waiter{response, reactor};
+  if (static_cast<int>(joined_.size()) == world_size_) cv_.notify_all();
+}
+
+// ---------------------------------------------------------------------------
+// Requests.
+
+void Agent::reply(grpc::ByteBuffer* response,
+                  grpc::ServerUnaryReactor* reactor, ember::rpc::Envelope& env,
+                  wire::Encoder* enc) {
+  env.set_from_rank(rank_);
+  if (enc) {
+    *response = enc->finish(env);
+  } else {
+    *response = wire::encode_plain(env);
+  }
+  reactor->Finish(grpc::Status::OK);
+}
+
+void Agent::reply_error(grpc::ByteBuffer* response,
+                        grpc::ServerUnaryReactor* reactor,
+                        ember::rpc::MessageKind kind,
+                        const std::string& error) {
+  ember::rpc::Envelope env;
+  env.set_kind(kind);
+  env.set_error(error);
+  reply(response, reactor, env);
+}
+
+void Agent::handle(const grpc::ByteBuffer* request, grpc::ByteBuffer* response,
+                   grpc::ServerUnaryReactor* reactor) {
+  wire::Decoded msg;
+  try {
+    msg = wire::decode(*request);
+  } catch (const c10::Error& e) {
+    reactor->Finish(
+        grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.what_without_backtrace()));
+    return;
+  }
+  if (msg.envelope.kind() == ember::rpc::JOIN_CALL) {
+    handle_join(msg, response, reactor);
+    return;
+  }
+  std::unique_lock<std::mutex> l(mutex_);
+  if (!ready_ && !stopping_ && deferred_.size() < kMaxDeferred) {
+    // A peer that finished rendezvous first may call before this worker has
+    // the table (and the token): the request waits for it (See Note
+    // [Requests before rendezvous]).
+    deferred_.push_back(Deferred{std::move(msg), response, reactor});
+    return;
+  }
+  l.unlock();
+  admit(std::move(msg), response, reactor);
+}
+
+// Note [Requests before rendezvous]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Rank 0 answers every join at once, so one worker may finish init_rpc and
+// call another that has not yet read rank 0's answer. Such a request is
+// kept (unchecked: the token is not known yet) and admitted when the table
+// arrives, or refused if rendezvous fails; at most kMaxDeferred wait.
+void Agent::admit(wire::Decoded msg, grpc::ByteBuffer* response,
+                  grpc::ServerUnaryReactor* reactor) {
+  {
+    std::lock_guard<std::mutex> g(mutex_);
+    if (!ready_ || token_.empty() ||
+        !same_secret(msg.envelope.token(), token_)) {
+      reactor->Finish(grpc::Status(
+          grpc::StatusCode::PERMISSION_DENIED,
+          ready_ ? "the call does not carry this group's token"
+                 : "this worker is not serving (init_rpc failed or RPC is "
+                   "shutting down)"));
+      return;
+    }
+    if (msg.envelope.from_rank() < 0 ||
+        msg.envelope.from_rank() >= world_size_) {
+      reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
+                                   "rpc: bad message: from_rank out of range"));
+      return;
+    }
+  }
+  dispatch(std::move(msg), response, reactor);
+}
+
+void Agent::admit_deferred() {
+  std::vector<Deferred> waiting;
+  {
+    std::lock_guard<std::mutex> g(mutex_);
+    waiting.swap(deferred_);
+  }
+  for (auto& d : waiting) admit(std::move(d.msg), d.response, d.reactor);
+}
+
+void Agent::dispatch(wire::Decoded msg, grpc::ByteBuffer* response,
+                     grpc::ServerUnaryReactor* reactor) {
+  using ember::rpc::Envelope;
+  const int from = msg.envelope.from_rank();
+  const std::string node = "Error on Node " + std::to_string(rank_) + ": ";
+  switch (msg.envelope.kind()) {
+    case ember::rpc::OP_CALL: {
+      auto run = [this, node, response, reactor](wire::Decoded m) {
+        Envelope env;
+        env.set_kind(ember::rpc::OP_RESPONSE);
+        wire::Encoder enc;
+        try {
+          std::vector<std::shared_ptr<detail::RRefState>> held;
+          std::vector<c10::IValue> args =
+              resolve_args(m, options_.rpc_timeout, &held);
+          c10::IValue result = run_operator(m.envelope.op(), std::move(args));
+          for (auto& h : held) release(*h, /*wait=*/true);
+          enc.add_value(env.add_values(), result);
+        } catch (const c10::Error& e) {
+          env.clear_values();
+          enc = wire::Encoder();
+          env.set_error(node + e.what_without_backtrace());
+        } catch (const std::exception& e) {
+          env.clear_values();
+          enc = wire::Encoder();
+          env.set_error(node + e.what());
+        }
+        reply(response, reactor, env, &enc);
+      };
+      auto shared = std::make_shared<wire::Decoded>(std::move(msg));
+      post([run, shared] { run(std::move(*shared)); });
+      return;
+    }
+    case ember::rpc::REMOTE_CALL:
+      handle_remote(std::move(msg), response, reactor);
+      return;
+    case ember::rpc::RREF_FETCH_CALL:
+      handle_fetch(msg, response, reactor);
+      return;
+    case ember::rpc::RREF_USER_DELETE: {
+      GloballyUniqueId rid{msg.envelope.rref_id().worker(),
+                           msg.envelope.rref_id().local_id()};
+      GloballyUniqueId fid{msg.envelope.fork_id().worker(),
+                           msg.envelope.fork_id().local_id()};
+      remove_fork(rid, fid);
+      Envelope env;
+      env.set_kind(ember::rpc::RREF_ACK);
+      reply(response, reactor, env);
+      return;
+    }
+    case ember::rpc::RREF_FORK_REQUEST: {
+      GloballyUniqueId rid{msg.envelope.rref_id().worker(),
+                           msg.envelope.rref_id().local_id()};
+      GloballyUniqueId fid{msg.envelope.fork_id().worker(),
+                           msg.envelope.fork_id().local_id()};
+      add_fork(rid, fid);
+      Envelope env;
+      env.set_kind(ember::rpc::RREF_ACK);
+      reply(response, reactor, env);
+      return;
+    }
+    case ember::rpc::RREF_CHILD_ACCEPT: {
+      GloballyUniqueId fid{msg.envelope.fork_id().worker(),
+                           msg.envelope.fork_id().local_id()};
+      std::shared_ptr<detail::RRefState> child;
+      {
+        std::lock_guard<std::mutex> g(mutex_);
+        auto it = children_.find(fid);
+        if (it != children_.end()) {
+          child = std::move(it->second);
+          children_.erase(it);
+        }
+      }
+      Envelope env;
+      env.set_kind(ember::rpc::RREF_ACK);
+      reply(response, reactor, env);
+      // `child` may be the last handle of the parent's user: releasing it
+      // sends a delete, outside the lock and after the reply.
+      return;
+    }
+    case ember::rpc::SHUTDOWN_BARRIER_CALL:
+      handle_barrier(msg, response, reactor);
+      return;
+    case ember::rpc::PING: {
+      Envelope env;
+      env.set_kind(ember::rpc::PONG);
+      reply(response, reactor, env);
+      return;
+    }
+    case ember::rpc::FORWARD_AUTOGRAD_REQ:
+    case ember::rpc::BACKWARD_AUTOGRAD_REQ:
+    case ember::rpc::CLEANUP_AUTOGRAD_CONTEXT_REQ:
+      reply_error(response, reactor,
+                  static_cast<ember::rpc::MessageKind>(msg.envelope.kind() + 1),
+                  node + "distributed autograd messages are not implemented "
+                         "yet (issue 10)");
+      return;
+    default:
+      reactor->Finish(grpc::Status(
+          grpc::StatusCode::INVALID_ARGUMENT,
+          "rpc: bad message: kind " + std::to_string(msg.envelope.kind()) +
+              " from rank " + std::to_string(from) + " is not a request"));
+      return;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Calls.
+
+struct Agent::PendingCall {
+  grpc::ClientContext context;
+  grpc::ByteBuffer request;
+  grpc::ByteBuffer response;
+  c10::intrusive_ptr<Future> future = c10::make_intrusive<Future>();
+  ReplyHandler handler;
+  int to = -1;
+  double timeout = 0;
+  std::string what;
+};
+
+WorkerInfo Agent::info(int rank) const {
+  std::lock_guard<std::mutex> g(mutex_);
+  TORCH_CHECK(rank >= 0 && rank < static_cast<int>(peers_.size()),
+              "rpc: no worker with rank ", rank, " (world_size=", world_size_,
+              ").");
+  return peers_[rank]->info;
+}
+
+int Agent::rank_of(const std::string& name) const {
+  std::lock_guard<std::mutex> g(mutex_);
+  auto it = rank_by_name_.find(name);
+  if (it == rank_by_name_.end()) {
+    std::ostringstream known;
+    for (auto& p : peers_) known << " '" << p->info.name << "'";
+    TORCH_CHECK(false, "rpc: unknown worker '", name, "'; the workers are",
+                known.str(), ".");
+  }
+  return it->second;
+}
+
+void Agent::note_dead(int rank) {
+  std::lock_guard<std::mutex> g(mutex_);
+  dead_.insert(rank);
+  cv_.notify_all();
+}
+
+c10::intrusive_ptr<Future> Agent::send(int to, ember::rpc::Envelope& request,
+                                       wire::Encoder& encoder, double timeout,
+                                       const std::string& what,
+                                       ReplyHandler handler) {
+  // Everything the completion reads is written before the call is
+  // published under mutex_, which the completion takes first (Note [TSan
+  // and gRPC] in docs/distributed.md).
+  std::string token;
+  {
+    std::lock_guard<std::mutex> g(mutex_);
+    // Until the barrier is passed this worker still serves its peers,
+    // whose requests may need calls of their own (forks, fetches).
+    TORCH_CHECK(!closed_, "rpc: ", what, " after shutdown(); RPC is shut "
+                "down on this worker.");
+    TORCH_CHECK(ready_, "rpc: ", what, " before init_rpc finished.");
+    token = token_;
+  }
+  request.set_token(token);
+  request.set_from_rank(rank_);
+  auto owned = std::make_unique<PendingCall>();
+  owned->to = to;
+  owned->timeout = timeout;
+  owned->what = what;
+  owned->handler = std::move(handler);
+  owned->request = encoder.finish(request);
+  if (timeout > 0) owned->context.set_deadline(deadline_after(timeout));
+  auto future = owned->future;
+  grpc::GenericStub* stub;
+  {
+    std::lock_guard<std::mutex> g(mutex_);
+    TORCH_CHECK(!closed_, "rpc: ", what, " after shutdown(); RPC is shut "
+                "down on this worker.");
+    stub = peers_.at(to)->stub.get();
+    ++outstanding_;
+    pending_.insert(owned.get());
+  }
+  PendingCall* call = owned.release();
+  // A raw pointer: shutdown() waits for every completion (outstanding_)
+  // before the agent can go, and the agent must never be destroyed on a
+  // gRPC thread.
+  Agent* self = this;
+  stub->UnaryCall(
+      &call->context, kMethod, grpc::StubOptions(), &call->request,
+      &call->response, [self, call](grpc::Status status) {
+        // Taking the agent's mutex first orders everything send() wrote
+        // into `call` before what follows, for TSan too: gRPC's own
+        // synchronization is invisible to it (Note [TSan and gRPC] in
+        // docs/distributed.md).
+        WorkerInfo peer;
+        {
+          std::lock_guard<std::mutex> g(self->mutex_);
+          self->pending_.erase(call);
+          peer = self->peers_[call->to]->info;
+        }
+        const std::string who =
+            "'" + peer.name + "' (rank " + std::to_string(peer.id) + ")";
+        std::exception_ptr error;
+        c10::IValue value;
+        if (status.ok()) {
+          try {
+            wire::Decoded d = wire::decode(call->response);
+            if (!d.envelope.error().empty()) {
+              error = std::make_exception_ptr(make_error(d.envelope.error()));
+            } else {
+              value = call->handler(d);
+            }
+          } catch (const c10::Error& e) {
+            error = std::make_exception_ptr(e);
+          } catch (...) {
+            error = std::current_exception();
+          }
+        } else if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+          std::ostringstream s;
+          s << "rpc: " << call->what << " to " << who << " timed out after "
+            << call->timeout
+            << " s; a late reply is dropped. Pass a larger timeout (0 for "
+               "none) or find out why the worker is slow.";
+          error = std::make_exception_ptr(make_error(s.str()));
+        } else if (status.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
+          error = std::make_exception_ptr(make_error(
+              "rpc: " + call->what + " to " + who + " was refused: " +
+              status.error_message() +
+              ". Every worker must use the same EMBER_RPC_TOKEN."));
+        } else if (status.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+          error = std::make_exception_ptr(make_error(
+              "rpc: " + call->what + " to " + who +
+              " was rejected: " + status.error_message()));
+        } else {
+          if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+            self->note_dead(call->to);
+          }
+          error = std::make_exception_ptr(make_error(
+              "rpc: " + call->what + " to " + who +
+              " failed: the worker is unreachable or died (" +
+              status_text(status) + ")."));
+        }
+        auto fut = call->future;
+        delete call;
+        if (error) {
+          fut->setError(error);
+        } else {
+          fut->markCompleted(std::move(value));
+        }
+        std::lock_guard<std::mutex> g(self->mutex_);
+        --self->outstanding_;
+        self->cv_.notify_all();
+      });
+  return future;
+}
+
+void Agent::encode_args(int to, const std::vector<RpcArg>& args,
+                        ember::rpc::Envelope* env, wire::Encoder* enc) {
+  for (const auto& a : args) {
+    if (!a.is_rref()) {
+      enc->add_value(env->add_values(), a.value());
+      continue;
+    }
+    const auto& s = detail::RRefAccess::state(a.rref());
+    auto* arg = env->add_values()->mutable_rref();
+    GloballyUniqueId fork = new_id();
+    arg->mutable_rref_id()->set_worker(s->rref_id.worker);
+    arg->mutable_rref_id()->set_local_id(s->rref_id.local_id);
+    arg->mutable_fork_id()->set_worker(fork.worker);
+    arg->mutable_fork_id()->set_local_id(fork.local_id);
+    arg->set_owner(s->owner);
+    arg->set_parent(rank_);
+    if (s->owner == to) continue;  // the owner resolves it locally
+    if (s->is_owner) {
+      add_fork(s->rref_id, fork);  // the owner knows the child at once
+    } else {
+      // Keep this user alive until the child accepts (See Note [RRef
+      // protocol] in rref.cc).
+      std::lock_guard<std::mutex> g(mutex_);
+      children_[fork] = s;
+    }
+  }
+}
+
+void Agent::wait_outstanding() {
+  std::unique_lock<std::mutex> l(mutex_);
+  cv_.wait(l, [this] { return outstanding_ == 0; });
+}
+
+// ---------------------------------------------------------------------------
+// Shutdown barrier (rank 0 coordinates; see "Shutdown and faults" in
+// docs/distributed.md).
+
+void Agent::handle_barrier(wire::Decoded& msg, grpc::ByteBuffer* response,
+                           grpc::ServerUnaryReactor* reactor) {
+  std::unique_lock<std::mutex> l(mutex_);
+  if (rank_ != 0) {
+    l.unlock();
+    reply_error(response, reactor, ember::rpc::SHUTDOWN_BARRIER_RESPONSE,
+                "rpc: the shutdown barrier runs on rank 0");
+    return;
+  }
+  barrier_joined_.insert(msg.envelope.from_rank());
+  if (barrier_done_) {
+    ember::rpc::Envelope env;
+    env.set_kind(ember::rpc::SHUTDOWN_BARRIER_RESPONSE);
+    for (int d : barrier_dead_) env.add_dead_ranks(d);
+    l.unlock();
+    reply(response, reactor, env);
+    return;
+  }
+  barrier_waiters_.push_back(Waiter{response, reactor});
+  maybe_release_barrier_locked();
+}
+
+void Agent::maybe_release_barrier_locked() {
+  if (barrier_done_ || !barrier_joined_.count(0)) return;
+  for (int r = 0; r < world_size_; ++r) {
+    if (!barrier_joined_.count(r) && !dead_.count(r)) return;
+  }
+  barrier_done_ = true;
+  for (int r = 0; r < world_size_; ++r) {
+    if (!barrier_joined_.count(r)) barrier_dead_.push_back(r);
+  }
+  for (auto& w : barrier_waiters_) {
+    ember::rpc::Envelope env;
+    env.set_kind(ember::rpc::SHUTDOWN_BARRIER_RESPONSE);
+    env.set_from_rank(rank_);
+    for (int d : barrier_dead_) env.add_dead_ranks(d);
+    *w.response = wire::encode_plain(env);
+    w.reactor->Finish(grpc::Status::OK);
+  }
+  barrier_waiters_.clear();
+  cv_.notify_all();
+}
+
+void Agent::shutdown(bool graceful) {
+  std::vector<int> dead;
+  if (graceful) {
+    // 1. This worker's own calls finish (each is bounded by its timeout).
+    wait_outstanding();
+    // 2. Its user RRefs are released; the owners drop their forks.
+    std::vector<std::shared_ptr<detail::RRefState>> users;
+    {
+      std::lock_guard<std::mutex> g(mutex_);
+      stopping_ = true;
+      for (auto& u : users_) {
+        if (auto s = u.second.lock()) users.push_back(std::move(s));
+      }
+    }
+    for (auto& s : users) release(*s, /*wait=*/true);
+    users.clear();
+    wait_outstanding();
+    // 3. The barrier: every live worker got here, so nobody still sends.
+    if (rank_ == 0) {
+      std::unique_lock<std::mutex> l(mutex_);
+      barrier_joined_.insert(0);
+      maybe_release_barrier_locked();
+      while (!barrier_done_) {
+        // Probe the ranks that have not arrived: a dead one is left out.
+        std::vector<int> probe;
+        for (int r = 1; r < world_size_; ++r) {
+          if (!barrier_joined_.count(r) && !dead_.count(r)) probe.push_back(r);
+        }
+        l.unlock();
+        for (int r : probe) {
+          ember::rpc::Envelope ping;
+          ping.set_kind(ember::rpc::PING);
+          wire::Encoder enc;
+          try {
+            send(r, ping, enc, 1.0, "shutdown probe",
+                 [](wire::Decoded&) { return c10::IValue(); });
+          } catch (const c10::Error&) {
+          }
+        }
+        l.lock();
+        cv_.wait_for(l, std::chrono::milliseconds(200),
+                     [this] { return barrier_done_; });
+        maybe_release_barrier_locked();
+      }
+      dead = barrier_dead_;
+      l.unlock();
+      wait_outstanding();
+    } else {
+      ember::rpc::Envelope env;
+      env.set_kind(ember::rpc::SHUTDOWN_BARRIER_CALL);
+      wire::Encoder enc;
+      std::vector<int> result;
+      auto fut = send(0, env, enc, 0.0, "shutdown barrier",
+                      [&result](wire::Decoded& d) {
+                        for (int r : d.envelope.dead_ranks()) result.push_back(r);
+                        return c10::IValue();
+                      });
+      fut->wait();
+      if (fut->hasError()) {
+        dead.push_back(0);
+      } else {
+        dead = result;
+      }
+    }
+  } else {
+    std::lock_guard<std::mutex> g(mutex_);
+    stopping_ = true;
+    for (auto* c : pending_) c->context.TryCancel();
+  }
+  {
+    std::lock_guard<std::mutex> g(mutex_);
+    closed_ = true;
+  }
+  // A fetch still waiting for a value that will never come is answered now,
+  // so that the server can finish every call.
+  std::vector<std::shared_ptr<Owner>> owners;
+  {
+    std::lock_guard<std::mutex> g(mutex_);
+    for (auto& o : owners_) owners.push_back(o.second);
+  }
+  for (auto& o : owners) {
+    o->value->setErrorIfNeeded(std::make_exception_ptr(
+        make_error("rpc: the owner of this RRef shut down")));
+  }
+  owners.clear();
+  server_->Shutdown(deadline_after(graceful ? 2.0 : 0.1));
+  server_->Wait();
+  wait_outstanding();
+  {
+    std::lock_guard<std::mutex> g(mutex_);
+    owners_.clear();
+    children_.clear();
+    for (auto& u : users_) {
+      if (auto s = u.second.lock()) forget_user(*s);
+    }
+    users_.clear();
+    ready_ = false;
+  }
+  if (!dead.empty()) {
+    std::ostringstream s;
+    s << "shutdown: completed, but these workers died before it:";
+    for (int r : dead) {
+      s << " '" << peers_[r]->info.name << "' (rank " << r << ")";
+    }
+    s << ".";
+    throw make_error(s.str());
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Operators.
+
+c10::IValue run_operator(const std::string& qualified,
+                         std::vector<c10::IValue> args) {
+  auto& dispatcher = c10::Dispatcher::singleton();
+  c10::OperatorName name;
+  size_t sep = qualified.find("::");
+  TORCH_CHECK(sep != std::string::npos,
+              "rpc: operator name '", qualified,
+              "' has no namespace; write it as \"ns::name.overload\" (e.g. "
+              "\"aten::add.Tensor\").");
+  size_t dot = qualified.find('.', sep);
+  name.name = qualified.substr(0, dot);
+  if (dot != std::string::npos) name.overload_name = qualified.substr(dot + 1);
+  std::optional<c10::OperatorHandle> op = dispatcher.findSchema(name);
+  if (!op && dot == std::string::npos) {
+    std::vector<c10::OperatorName> matches;
+    for (const auto& n : dispatcher.getAllOpNames()) {
+      if (n.name == name.name && dispatcher.findSchema(n)) matches.push_back(n);
+    }
+    if (matches.size() == 1) {
+      op = dispatcher.findSchema(matches[0]);
+    } else if (matches.size() > 1) {
+      std::ostringstream s;
+      for (const auto& m : matches) s << " " << m.str();
+      TORCH_CHECK(false, "rpc: operator '", qualified,
+                  "' has several overloads; name one:", s.str(), ".");
+    }
+  }
+  TORCH_CHECK(op.has_value(), "rpc: no operator '", qualified,
+              "' in this worker's registry; is the library that defines it "
+              "loaded here?");
+  const c10::FunctionSchema& schema = op->schema();
+  const auto& formals = schema.arguments();
+  TORCH_CHECK(args.size() <= formals.size(), "rpc: ", qualified, " takes ",
+              formals.size(), " arguments but got ", args.size(), ".");
+  for (size_t i = args.size(); i < formals.size(); ++i) {
+    const auto& d = formals[i].default_value();
+    TORCH_CHECK(d.has_value(), "rpc: ", qualified, ": argument '",
+                formals[i].name(), "' (", i,
+                ") has no default; pass it explicitly.");
+    using K = c10::DefaultValue::Kind;
+    switch (d->kind) {
+      case K::None:
+        args.emplace_back();
+        break;
+      case K::Int:
+        args.emplace_back(d->i);
+        break;
+      case K::Float:
+        args.emplace_back(d->f);
+        break;
+      case K::Bool:
+        args.emplace_back(d->b);
+        break;
+      case K::Str:
+        TORCH_CHECK(!d->identifier, "rpc: ", qualified, ": the default of '",
+                    formals[i].name(), "' (", d->s,
+                    ") cannot be filled in remotely; pass it explicitly.");
+        args.emplace_back(d->s);
+        break;
+      case K::IntList:
+        args.emplace_back(d->ints);
+        break;
+      case K::FloatList:
+        args.emplace_back(d->floats);
+        break;
+      case K::BoolList:
+        args.emplace_back(d->bools);
+        break;
+    }
+  }
+  c10::Stack stack(std::move(args));
+  op->callBoxed(stack);
+  if (stack.empty()) return c10::IValue();
+  if (stack.size() == 1) return std::move(stack[0]);
+  std::vector<at::TensorBase> tensors;
+  for (auto& v : stack) {
+    TORCH_CHECK(v.isTensor(), "rpc: ", qualified, " returns ", stack.size(),
+                " values, not all tensors; Ember's IValue has no tuple, so "
+                "only several tensors can come back (as a Tensor list).");
+    tensors.push_back(std::move(v).toTensorBase());
+  }
+  return c10::IValue(std::move(tensors));
+}
+
+}  // namespace rpc
+}  // namespace distributed
+}  // namespace torch

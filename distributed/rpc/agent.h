@@ -1,0 +1,280 @@
+// distributed/rpc/agent.h — the gRPC agent behind rpc.h: one server per
+// worker, one channel per peer, rendezvous and the shutdown barrier through
+// rank 0, and the owner side of the RRef protocol. Internal to
+// //distributed/rpc; users call the functions of rpc.h.
+//
+// Note [Agent threads]
+// ~~~~~~~~~~~~~~~~~~~~
+// The server uses gRPC's callback API: a request is decoded on a gRPC
+// callback thread, and a reply can be finished later from any thread, so no
+// thread waits per call. Requests that never block (fetches, acks, pings,
+// the rendezvous and barrier bookkeeping) are answered on that thread.
+// Operators (op calls and remote calls) run on the agent's pool
+// (RpcBackendOptions::num_worker_threads): they may be long, or wait for
+// other workers (RRef arguments fork and fetch), and must not stall gRPC's
+// threads. Client calls are callback unary calls
+// on one GenericStub per peer; their completion runs on a gRPC thread and
+// completes the caller's Future there.
+#pragma once
+
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/generic/generic_stub.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "distributed/rpc/rpc.grpc.pb.h"
+#include "distributed/rpc/rpc.h"
+#include "distributed/rpc/wire.h"
+
+namespace torch {
+namespace distributed {
+namespace rpc {
+
+// (worker, counter): the global id of an RRef or of one of its forks.
+struct GloballyUniqueId {
+  int32_t worker = -1;
+  int64_t local_id = -1;
+  bool operator<(const GloballyUniqueId& o) const {
+    return worker != o.worker ? worker < o.worker : local_id < o.local_id;
+  }
+  bool operator==(const GloballyUniqueId& o) const {
+    return worker == o.worker && local_id == o.local_id;
+  }
+  std::string str() const {
+    return std::to_string(worker) + ":" + std::to_string(local_id);
+  }
+};
+
+class Agent;
+
+namespace detail {
+
+// The state behind an RRef handle: a user reference (fork) or the owner's
+// own reference. Deleting the last handle releases the fork (See Note [RRef
+// protocol] in rref.cc).
+struct RRefState {
+  std::weak_ptr<Agent> agent;
+  GloballyUniqueId rref_id;
+  GloballyUniqueId fork_id;
+  int32_t owner = -1;
+  bool is_owner = false;
+  // User: completes (None) when the owner knows this fork, or with the
+  // error of the remote() that made it. Owner: complete at once.
+  c10::intrusive_ptr<Future> confirmed = c10::make_intrusive<Future>();
+  // Set once the fork was released (by the last handle or at shutdown).
+  std::atomic<bool> released{false};
+  ~RRefState();
+};
+
+struct RRefAccess {
+  static RRef make(std::shared_ptr<RRefState> s) { return RRef(std::move(s)); }
+  static const std::shared_ptr<RRefState>& state(const RRef& r) {
+    return r.state_;
+  }
+};
+
+}  // namespace detail
+
+class Agent : public std::enable_shared_from_this<Agent> {
+ public:
+  using ReplyHandler = std::function<c10::IValue(wire::Decoded&)>;
+
+  Agent(std::string name, int rank, int world_size, RpcBackendOptions options);
+  ~Agent();
+
+  // Starts the server and joins the group; throws on rendezvous errors.
+  void start();
+  // See rpc::shutdown().
+  void shutdown(bool graceful);
+
+  int rank() const { return rank_; }
+  // Past shutdown's barrier (or an ungraceful shutdown): no new calls.
+  bool closed() const {
+    std::lock_guard<std::mutex> g(mutex_);
+    return closed_;
+  }
+  int world_size() const { return world_size_; }
+  const std::string& name() const { return name_; }
+  WorkerInfo info(int rank) const;
+  int rank_of(const std::string& name) const;  // throws for unknown names
+  double resolve_timeout(double timeout) const {
+    return timeout < 0 ? options_.rpc_timeout : timeout;
+  }
+
+  // Sends `request` (token and from_rank are filled in here) to `to` and
+  // completes the returned Future with handler(reply), or with an error
+  // naming the worker: the callee's ("Error on Node <to>: ..."), a timeout,
+  // or the transport's. timeout in seconds, 0 = none.
+  c10::intrusive_ptr<Future> send(int to, ember::rpc::Envelope& request,
+                                  wire::Encoder& encoder, double timeout,
+                                  const std::string& what,
+                                  ReplyHandler handler);
+
+  // Builds the arguments of a call: values, and RRefs forked to `to`.
+  void encode_args(int to, const std::vector<RpcArg>& args,
+                   ember::rpc::Envelope* env, wire::Encoder* enc);
+
+  GloballyUniqueId new_id() {
+    return GloballyUniqueId{rank_, next_local_id_.fetch_add(1)};
+  }
+
+  // ---- RRefs (rref.cc) ----
+  RRef remote(int to, const std::string& op, const std::vector<RpcArg>& args,
+              double timeout);
+  c10::IValue to_here(const detail::RRefState& s, double timeout);
+  c10::IValue local_value(const detail::RRefState& s);
+  void release(detail::RRefState& s, bool wait);
+  // Marks a user released without telling the owner (RPC is stopping).
+  void forget_user(detail::RRefState& s);
+
+ private:
+  friend class AgentService;
+  struct Peer {
+    WorkerInfo info;
+    std::string tcp_address;
+    std::string unix_address;
+    std::string hostname;
+    std::shared_ptr<grpc::Channel> channel;
+    std::unique_ptr<grpc::GenericStub> stub;
+  };
+  struct PendingCall;
+  // The owner side of one RRef: its value (ready later) and live forks.
+  struct Owner {
+    Owner();   // counted for debug::rref_counts()
+    ~Owner();
+    Owner(const Owner&) = delete;
+    Owner& operator=(const Owner&) = delete;
+    c10::intrusive_ptr<Future> value = c10::make_intrusive<Future>();
+    std::set<GloballyUniqueId> forks;
+  };
+
+  // Server side.
+  void handle(const grpc::ByteBuffer* request, grpc::ByteBuffer* response,
+              grpc::ServerUnaryReactor* reactor);
+  void admit(wire::Decoded msg, grpc::ByteBuffer* response,
+             grpc::ServerUnaryReactor* reactor);
+  void admit_deferred();
+  void dispatch(wire::Decoded msg, grpc::ByteBuffer* response,
+                grpc::ServerUnaryReactor* reactor);
+  void reply(grpc::ByteBuffer* response, grpc::ServerUnaryReactor* reactor,
+             ember::rpc::Envelope& env, wire::Encoder* enc = nullptr);
+  void reply_error(grpc::ByteBuffer* response,
+                   grpc::ServerUnaryReactor* reactor,
+                   ember::rpc::MessageKind kind, const std::string& error);
+  // Runs an op for a request: resolves RRef arguments (may block).
+  std::vector<c10::IValue> resolve_args(wire::Decoded& msg, double timeout,
+                                        std::vector<std::shared_ptr<detail::RRefState>>* held);
+  void handle_join(wire::Decoded& msg, grpc::ByteBuffer* response,
+                   grpc::ServerUnaryReactor* reactor);
+  void handle_barrier(wire::Decoded& msg, grpc::ByteBuffer* response,
+                      grpc::ServerUnaryReactor* reactor);
+  void maybe_release_barrier_locked();
+  void handle_remote(wire::Decoded msg, grpc::ByteBuffer* response,
+                     grpc::ServerUnaryReactor* reactor);
+  void handle_fetch(wire::Decoded& msg, grpc::ByteBuffer* response,
+                    grpc::ServerUnaryReactor* reactor);
+  void post(std::function<void()> task);
+
+  // Rendezvous.
+  void rendezvous();
+  void connect_peers(const ember::rpc::WorkerTable& table);
+  std::shared_ptr<grpc::Channel> make_channel(const std::string& target);
+
+  // RRef owner side (rref.cc).
+  std::shared_ptr<Owner> get_or_create_owner(const GloballyUniqueId& id);
+  void add_fork(const GloballyUniqueId& rref_id,
+                const GloballyUniqueId& fork_id);
+  void remove_fork(const GloballyUniqueId& rref_id,
+                   const GloballyUniqueId& fork_id);
+  std::shared_ptr<detail::RRefState> receive_rref(
+      const ember::rpc::RRefArg& arg, double timeout);
+  void register_user(const std::shared_ptr<detail::RRefState>& s);
+
+  void note_dead(int rank);
+  void wait_outstanding();
+
+  const std::string name_;
+  const int rank_;
+  const int world_size_;
+  RpcBackendOptions options_;
+  std::string master_host_;
+  int master_port_ = 0;
+  std::string token_;
+  std::string hostname_;
+
+  std::unique_ptr<grpc::Service> service_;
+  std::unique_ptr<grpc::Server> server_;
+  std::string tcp_address_;
+  std::string unix_address_;
+
+  mutable std::mutex mutex_;  // guards what follows unless noted
+  std::condition_variable cv_;
+  std::vector<std::unique_ptr<Peer>> peers_;  // by rank; set once at start
+  std::map<std::string, int> rank_by_name_;
+  bool ready_ = false;            // rendezvous done: serve calls
+  std::string rendezvous_error_;  // rank 0: why rendezvous failed
+  std::set<int> dead_;
+  int64_t outstanding_ = 0;
+  std::set<PendingCall*> pending_;
+  bool stopping_ = false;  // shutdown() began: requests are not deferred
+  bool closed_ = false;    // past the barrier: no new outgoing calls
+  // See Note [Requests before rendezvous] in agent.cc.
+  struct Deferred {
+    wire::Decoded msg;
+    grpc::ByteBuffer* response;
+    grpc::ServerUnaryReactor* reactor;
+  };
+  static constexpr size_t kMaxDeferred = 4096;
+  std::vector<Deferred> deferred_;
+
+  // Rank 0: rendezvous and barrier.
+  struct Waiter {
+    grpc::ByteBuffer* response;
+    grpc::ServerUnaryReactor* reactor;
+  };
+  std::map<int, ember::rpc::WorkerEntry> joined_;
+  std::map<int, Waiter> join_waiters_;
+  std::set<int> barrier_joined_;
+  std::vector<Waiter> barrier_waiters_;
+  bool barrier_done_ = false;
+  std::vector<int> barrier_dead_;
+
+  // RRefs.
+  std::map<GloballyUniqueId, std::shared_ptr<Owner>> owners_;
+  std::map<GloballyUniqueId, std::weak_ptr<detail::RRefState>> users_;
+  // Forks this worker made of its user RRefs, kept until the child accepts.
+  std::map<GloballyUniqueId, std::shared_ptr<detail::RRefState>> children_;
+  std::atomic<int64_t> next_local_id_{0};
+
+  // Pool for requests that block (See Note [Agent threads]).
+  std::mutex pool_mutex_;
+  std::condition_variable pool_cv_;
+  std::deque<std::function<void()>> pool_tasks_;
+  std::vector<std::thread> pool_;
+  bool pool_stop_ = false;
+};
+
+// The agent of this process; throws when init_rpc has not run.
+std::shared_ptr<Agent> current_agent(const char* api);
+
+// Runs a registry operator by qualified name with boxed arguments, filling
+// trailing defaults from its schema; returns its results as one IValue.
+c10::IValue run_operator(const std::string& qualified_name,
+                         std::vector<c10::IValue> args);
+
+c10::Error make_error(const std::string& message);
+
+}  // namespace rpc
+}  // namespace distributed
+}  // namespace torch

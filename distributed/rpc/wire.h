@@ -1,0 +1,82 @@
+// distributed/rpc/wire.h — frames of the RPC agent: an Envelope (protobuf)
+// plus the raw bytes of its tensors, as a grpc::ByteBuffer. Internal to
+// //distributed/rpc; the format is described in rpc.proto.
+//
+//   wire::Encoder enc;
+//   ember::rpc::Envelope env;
+//   env.set_kind(ember::rpc::OP_CALL);
+//   enc.add_value(env.add_values(), c10::IValue(tensor));
+//   grpc::ByteBuffer frame = enc.finish(env);   // tensor bytes not copied
+//
+//   wire::Decoded d = wire::decode(frame);      // throws c10::Error on bad bytes
+//   d.values[0].toTensorBase();
+//
+// Note [RPC frame]
+// ~~~~~~~~~~~~~~~~
+// [u32 LE header length H][H bytes Envelope][payload]. The payload holds the
+// bytes of each defined tensor of the Envelope's values, depth first, each
+// TensorMeta.nbytes long. On send, tensors of kZeroCopyMinBytes or more
+// become slices over their own memory (the slice keeps the tensor, and so
+// its storage, alive until gRPC releases it); smaller ones are copied beside
+// the header, which is cheaper than a slice's bookkeeping. On receipt every
+// size is checked against the frame before anything is allocated: the header
+// length against the frame, each tensor's nbytes against numel * element
+// size and the bytes left, and the payload must be consumed exactly. Each
+// tensor is copied once, from gRPC's slices into a new CPU tensor. Bool
+// tensors must hold only 0 and 1.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include <grpcpp/support/byte_buffer.h>
+#include <grpcpp/support/slice.h>
+
+#include "distributed/rpc/rpc.pb.h"
+#include "registration/IValue.h"
+
+namespace torch {
+namespace distributed {
+namespace rpc {
+namespace wire {
+
+constexpr size_t kZeroCopyMinBytes = 4096;
+
+// wire::Encoder
+//
+// Collects the tensors of the values added to an Envelope; finish() lays
+// out the frame. One Encoder per frame; not thread safe.
+class Encoder {
+ public:
+  // Describes `value` in `out` and queues its tensors. Throws c10::Error
+  // for a kind that cannot be sent (Generator) or a non-CPU tensor.
+  void add_value(ember::rpc::Value* out, const c10::IValue& value);
+
+  grpc::ByteBuffer finish(const ember::rpc::Envelope& envelope);
+
+ private:
+  void add_tensor(ember::rpc::TensorMeta* meta, const at::TensorBase& t);
+  std::vector<at::TensorBase> tensors_;  // contiguous, in payload order
+};
+
+struct Decoded {
+  ember::rpc::Envelope envelope;
+  // One per envelope.values(); an RRef argument decodes to None here (read
+  // envelope.values(i).rref()).
+  std::vector<c10::IValue> values;
+};
+
+// wire::decode
+//
+// Parses a frame. Throws c10::Error whose message starts "rpc: bad message"
+// for anything malformed; never reads past the frame.
+Decoded decode(const grpc::ByteBuffer& frame);
+
+// Frames with no values (acks, pings, errors).
+grpc::ByteBuffer encode_plain(const ember::rpc::Envelope& envelope);
+
+}  // namespace wire
+}  // namespace rpc
+}  // namespace distributed
+}  // namespace torch

@@ -1,0 +1,12 @@
+// <torch/distributed.h>: Ember's distributed package, as libtorch's
+// <torch/csrc/distributed/...> offers it to C++ (RPC, RRef). Link
+// //:ember_distributed.
+//
+//   #include <torch/distributed.h>
+//   namespace rpc = torch::distributed::rpc;
+//   rpc::init_rpc("worker0", 0, 2);
+//   c10::IValue r = rpc::rpc_sync("worker1", "aten::add.Tensor", {a, b});
+//   rpc::shutdown();
+#pragma once
+
+#include "distributed/rpc/rpc.h"

@@ -1,0 +1,201 @@
+// The RPC frame (distributed/rpc/wire.h) in one process: every IValue kind
+// encodes and decodes to the same value; large tensors are sent as slices
+// over their own memory; malformed frames are refused with a message.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include <cstring>
+
+#include "distributed/rpc/wire.h"
+#include "tests/support/error_of.h"
+
+namespace wire = torch::distributed::rpc::wire;
+using ember_test::errorOf;
+using ::testing::HasSubstr;
+
+namespace {
+
+wire::Decoded round_trip(const std::vector<c10::IValue>& values) {
+  ember::rpc::Envelope env;
+  env.set_kind(ember::rpc::OP_CALL);
+  env.set_op("ns::op");
+  wire::Encoder enc;
+  for (const auto& v : values) enc.add_value(env.add_values(), v);
+  grpc::ByteBuffer frame = enc.finish(env);
+  return wire::decode(frame);
+}
+
+grpc::ByteBuffer frame_of(const std::string& bytes) {
+  grpc::Slice s(bytes);
+  return grpc::ByteBuffer(&s, 1);
+}
+
+std::string header(const ember::rpc::Envelope& env) {
+  std::string h = env.SerializeAsString();
+  uint32_t n = static_cast<uint32_t>(h.size());
+  std::string out(4, '\0');
+  for (int i = 0; i < 4; ++i) out[i] = static_cast<char>((n >> (8 * i)) & 0xff);
+  return out + h;
+}
+
+void expect_same_tensor(const at::TensorBase& a, const at::TensorBase& b) {
+  at::Tensor e = at::Tensor(a).contiguous();
+  ASSERT_TRUE(b.defined());
+  EXPECT_EQ(b.scalar_type(), e.scalar_type());
+  EXPECT_EQ(b.sizes().vec(), e.sizes().vec());
+  ASSERT_EQ(b.nbytes(), e.nbytes());
+  if (e.nbytes() > 0) {  // an empty tensor may have no memory at all
+    EXPECT_EQ(std::memcmp(b.data_ptr(), e.data_ptr(), e.nbytes()), 0);
+  }
+}
+
+TEST(Wire, EveryValueKindRoundTrips) {
+  at::Tensor big = at::arange(5000, at::kDouble);   // sent as its own slice
+  at::Tensor view = at::arange(6, at::kInt).reshape({2, 3}).t();
+  std::vector<c10::IValue> values = {
+      c10::IValue(),
+      at::arange(4, at::kFloat),
+      big,
+      view,
+      at::Tensor(),
+      2.5,
+      int64_t{-3},
+      false,
+      c10::Device(c10::kCPU),
+      "text",
+      std::vector<int64_t>{4, 5},
+      std::vector<double>{},
+      std::vector<bool>{true},
+      std::vector<at::Tensor>{at::ones({2}, at::kBool), big},
+      std::vector<std::optional<at::Tensor>>{std::nullopt, at::full({1}, 3.0)},
+  };
+  wire::Decoded d = round_trip(values);
+  ASSERT_EQ(d.values.size(), values.size());
+  EXPECT_TRUE(d.values[0].isNone());
+  expect_same_tensor(values[1].toTensorBase(), d.values[1].toTensorBase());
+  expect_same_tensor(big, d.values[2].toTensorBase());
+  expect_same_tensor(view, d.values[3].toTensorBase());
+  EXPECT_FALSE(d.values[4].toTensorBase().defined());
+  EXPECT_EQ(d.values[5].toDouble(), 2.5);
+  EXPECT_EQ(d.values[6].toInt(), -3);
+  EXPECT_EQ(d.values[7].toBool(), false);
+  EXPECT_EQ(d.values[8].toDevice(), c10::Device(c10::kCPU));
+  EXPECT_EQ(d.values[9].toStringRef(), "text");
+  EXPECT_EQ(d.values[10].toIntVector(), (std::vector<int64_t>{4, 5}));
+  EXPECT_TRUE(d.values[11].isDoubleList());
+  EXPECT_EQ(d.values[12].toBoolVector(), std::vector<bool>{true});
+  auto list = d.values[13].toTensorVector();
+  ASSERT_EQ(list.size(), 2u);
+  expect_same_tensor(at::ones({2}, at::kBool), list[0]);
+  expect_same_tensor(big, list[1]);
+  auto opt = d.values[14].toOptionalTensorVector();
+  ASSERT_EQ(opt.size(), 2u);
+  EXPECT_FALSE(opt[0].has_value());
+  expect_same_tensor(at::full({1}, 3.0), *opt[1]);
+}
+
+TEST(Wire, LargeTensorsAreSentWithoutCopyAndKeptAliveBySlices) {
+  at::Tensor big = at::arange(1 << 16, at::kFloat);
+  const size_t before = big.use_count();
+  ember::rpc::Envelope env;
+  wire::Encoder enc;
+  enc.add_value(env.add_values(), big);
+  grpc::ByteBuffer frame = enc.finish(env);
+  std::vector<grpc::Slice> slices;
+  ASSERT_TRUE(frame.Dump(&slices).ok());
+  ASSERT_EQ(slices.size(), 2u);
+  // The second slice is the tensor's own memory, and holds a reference.
+  EXPECT_EQ(slices[1].begin(), static_cast<const uint8_t*>(big.data_ptr()));
+  EXPECT_EQ(big.use_count(), before + 1);
+  slices.clear();
+  frame.Clear();
+  EXPECT_EQ(big.use_count(), before);
+}
+
+TEST(Wire, MalformedFramesAreRefusedWithAMessage) {
+  EXPECT_THAT(errorOf([] { wire::decode(frame_of("ab")); }),
+              HasSubstr("rpc: bad message: a frame shorter than its 4-byte header"));
+  EXPECT_THAT(errorOf([] { wire::decode(frame_of(std::string("\xff\xff\xff\x7f", 4) + "x")); }),
+              HasSubstr("header length 2147483647 but only 1 bytes follow"));
+  EXPECT_THAT(errorOf([] { wire::decode(frame_of(std::string("\x03\0\0\0\xff\xff\xff", 7))); }),
+              HasSubstr("the header is not a valid Envelope"));
+
+  ember::rpc::Envelope env;
+  auto* meta = env.add_values()->mutable_tensor();
+  meta->set_defined(true);
+  meta->set_dtype(ember::rpc::FLOAT32);
+  meta->add_sizes(4);
+  meta->set_nbytes(16);
+  // Truncated: the header promises 16 bytes of payload, 8 follow.
+  EXPECT_THAT(errorOf([&] { wire::decode(frame_of(header(env) + std::string(8, '\0'))); }),
+              HasSubstr("a tensor larger than the frame"));
+  // Extra bytes after the last tensor.
+  EXPECT_THAT(errorOf([&] { wire::decode(frame_of(header(env) + std::string(20, '\0'))); }),
+              HasSubstr("4 payload bytes left over after the last tensor"));
+  // nbytes that disagrees with sizes and dtype.
+  meta->set_nbytes(12);
+  EXPECT_THAT(errorOf([&] { wire::decode(frame_of(header(env) + std::string(16, '\0'))); }),
+              HasSubstr("tensor nbytes 12 but its sizes and dtype need 16"));
+  // Sizes whose product overflows.
+  meta->clear_sizes();
+  meta->add_sizes(int64_t{1} << 40);
+  meta->add_sizes(int64_t{1} << 40);
+  meta->set_nbytes(0);
+  EXPECT_THAT(errorOf([&] { wire::decode(frame_of(header(env))); }),
+              HasSubstr("a tensor larger than the frame"));
+  meta->clear_sizes();
+  meta->add_sizes(-1);
+  EXPECT_THAT(errorOf([&] { wire::decode(frame_of(header(env))); }),
+              HasSubstr("negative size -1"));
+  // Unknown dtype and device, a value with no kind.
+  meta->clear_sizes();
+  meta->set_dtype(static_cast<ember::rpc::DType>(99));
+  EXPECT_THAT(errorOf([&] { wire::decode(frame_of(header(env))); }),
+              HasSubstr("unknown dtype 99"));
+  ember::rpc::Envelope dev;
+  dev.add_values()->mutable_device()->set_index(3);
+  EXPECT_THAT(errorOf([&] { wire::decode(frame_of(header(dev))); }),
+              HasSubstr("unknown device type 0"));
+  ember::rpc::Envelope empty_value;
+  empty_value.add_values();
+  EXPECT_THAT(errorOf([&] { wire::decode(frame_of(header(empty_value))); }),
+              HasSubstr("value 0 has no kind"));
+  // A bool tensor holding a byte other than 0/1.
+  ember::rpc::Envelope b;
+  auto* bm = b.add_values()->mutable_tensor();
+  bm->set_defined(true);
+  bm->set_dtype(ember::rpc::BOOL);
+  bm->add_sizes(2);
+  bm->set_nbytes(2);
+  EXPECT_THAT(errorOf([&] { wire::decode(frame_of(header(b) + std::string("\x01\x07", 2))); }),
+              HasSubstr("a bool tensor holds a byte other than 0 or 1"));
+  EXPECT_EQ(wire::decode(frame_of(header(b) + std::string("\x01\x00", 2)))
+                .values[0]
+                .toTensorBase()
+                .numel(),
+            2);
+}
+
+// Every truncation of a valid frame is refused, never read past its end.
+TEST(Wire, EveryTruncationOfAValidFrameIsRefused) {
+  ember::rpc::Envelope env;
+  env.set_kind(ember::rpc::OP_CALL);
+  env.set_op("aten::add.Tensor");
+  wire::Encoder enc;
+  enc.add_value(env.add_values(), at::arange(6, at::kFloat));
+  enc.add_value(env.add_values(), std::vector<int64_t>{1, 2});
+  grpc::ByteBuffer frame = enc.finish(env);
+  grpc::Slice whole;
+  ASSERT_TRUE(frame.DumpToSingleSlice(&whole).ok());
+  std::string bytes(reinterpret_cast<const char*>(whole.begin()), whole.size());
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    std::string cut = bytes.substr(0, n);
+    EXPECT_THAT(errorOf([&] { wire::decode(frame_of(cut)); }), HasSubstr("rpc: bad message"))
+        << "length " << n;
+  }
+  EXPECT_EQ(wire::decode(frame_of(bytes)).values.size(), 2u);
+}
+
+}  // namespace

@@ -1,0 +1,201 @@
+// rpc_bench: Ember RPC between two processes on loopback, against raw gRPC
+// in the same run.
+//
+//   ./bazelw run //tools/bench:rpc_bench [-- --seconds=2]
+//
+// Rank 1 (a forked child) serves; rank 0 measures:
+//   - raw gRPC: a synchronous unary echo of 64 bytes (BlockingUnaryCall on
+//     a generic callback service), over TCP and over a unix socket;
+//   - rpc_sync of aten::add.Tensor on two 3x3 floats: the round trip;
+//   - rpc_sync of aten::add.Tensor on two 4 MiB floats: bytes sent per
+//     second (8 MiB of arguments per call; 4 MiB come back);
+//   - 8 threads calling rpc_sync (3x3 add) at once: calls per second.
+// Printed with the anchors of DESIGN.md (PyTorch 1.13 RPC: 414 us and
+// 2.5 GB/s; gRPC's own sync echo: 78-94 us). A plain binary, not Google
+// Benchmark: the measurement needs a second process and a rendezvous.
+#include <grpcpp/generic/async_generic_service.h>
+#include <grpcpp/generic/generic_stub.h>
+#include <grpcpp/grpcpp.h>
+#include <grpcpp/impl/codegen/client_unary_call.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <ATen/ATen.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "distributed/rpc/rpc.h"
+
+namespace rpc = torch::distributed::rpc;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+int free_port() {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof(a));
+  socklen_t len = sizeof(a);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  close(fd);
+  return ntohs(a.sin_port);
+}
+
+// Echoes the one message of each call.
+class EchoService final : public grpc::CallbackGenericService {
+  grpc::ServerGenericBidiReactor* CreateReactor(
+      grpc::GenericCallbackServerContext*) override {
+    class Reactor final : public grpc::ServerGenericBidiReactor {
+     public:
+      Reactor() { StartRead(&buf_); }
+      void OnReadDone(bool ok) override {
+        if (!ok) {
+          Finish(grpc::Status::OK);
+          return;
+        }
+        StartWriteAndFinish(&buf_, grpc::WriteOptions(), grpc::Status::OK);
+      }
+      void OnDone() override { delete this; }
+
+     private:
+      grpc::ByteBuffer buf_;
+    };
+    return new Reactor;
+  }
+};
+
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
+
+// Mean microseconds per call of f over `seconds` (after a warm-up).
+template <class F>
+double time_per_call_us(double seconds, F&& f) {
+  for (int i = 0; i < 50; ++i) f();
+  int64_t n = 0;
+  auto start = Clock::now();
+  while (seconds_since(start) < seconds) {
+    for (int i = 0; i < 20; ++i) f();
+    n += 20;
+  }
+  return seconds_since(start) * 1e6 / static_cast<double>(n);
+}
+
+double raw_echo_us(const std::string& target, double seconds) {
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  auto channel = grpc::CreateCustomChannel(
+      target, grpc::InsecureChannelCredentials(), args);
+  std::string payload(64, 'x');
+  grpc::Slice slice(payload);
+  grpc::ByteBuffer request(&slice, 1);
+  grpc::internal::RpcMethod method("/bench.Echo/Echo",
+                                   grpc::internal::RpcMethod::NORMAL_RPC);
+  return time_per_call_us(seconds, [&] {
+    grpc::ClientContext ctx;
+    grpc::ByteBuffer response;
+    grpc::Status s = grpc::internal::BlockingUnaryCall(
+        channel.get(), method, &ctx, request, &response);
+    if (!s.ok()) {
+      std::fprintf(stderr, "raw echo failed: %s\n", s.error_message().c_str());
+      std::exit(1);
+    }
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  double seconds = 2.0;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a.rfind("--seconds=", 0) == 0) seconds = std::atof(a.c_str() + 10);
+  }
+  rpc::RpcBackendOptions options;
+  options.init_method = "tcp://127.0.0.1:" + std::to_string(free_port());
+  const int echo_port = free_port();
+  const std::string echo_unix =
+      "unix-abstract:ember-rpc-bench-echo-" + std::to_string(getpid());
+  std::fflush(stdout);
+  pid_t child = fork();
+  if (child == 0) {
+    EchoService echo;
+    grpc::ServerBuilder builder;
+    builder.AddListeningPort("127.0.0.1:" + std::to_string(echo_port),
+                             grpc::InsecureServerCredentials());
+    builder.AddListeningPort(echo_unix, grpc::InsecureServerCredentials());
+    builder.RegisterCallbackGenericService(&echo);
+    auto server = builder.BuildAndStart();
+    rpc::init_rpc("worker1", 1, 2, options);
+    rpc::shutdown();  // waits at the barrier until rank 0 is done
+    server->Shutdown();
+    _exit(0);
+  }
+  rpc::init_rpc("worker0", 0, 2, options);
+
+  const double echo_tcp = raw_echo_us("127.0.0.1:" + std::to_string(echo_port), seconds);
+  const double echo_unix_us = raw_echo_us(echo_unix, seconds);
+
+  at::Tensor a = at::ones({3, 3});
+  at::Tensor b = at::ones({3, 3});
+  const double add_us = time_per_call_us(seconds, [&] {
+    rpc::rpc_sync("worker1", "aten::add.Tensor", {a, b});
+  });
+
+  const int64_t big_numel = (4 << 20) / 4;  // 4 MiB of floats
+  at::Tensor x = at::ones({big_numel});
+  at::Tensor y = at::ones({big_numel});
+  const double big_us = time_per_call_us(seconds, [&] {
+    rpc::rpc_sync("worker1", "aten::add.Tensor", {x, y});
+  });
+  const double sent_gbps = 2.0 * (4 << 20) / (big_us * 1e-6) / 1e9;
+
+  constexpr int kCallers = 8;
+  std::atomic<int64_t> calls{0};
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> callers;
+  auto start = Clock::now();
+  for (int t = 0; t < kCallers; ++t) {
+    callers.emplace_back([&] {
+      int64_t n = 0;
+      while (!stop.load(std::memory_order_relaxed)) {
+        rpc::rpc_sync("worker1", "aten::add.Tensor", {a, b});
+        ++n;
+      }
+      calls.fetch_add(n);
+    });
+  }
+  std::this_thread::sleep_for(std::chrono::duration<double>(seconds));
+  stop = true;
+  for (auto& t : callers) t.join();
+  const double calls_per_s = static_cast<double>(calls.load()) / seconds_since(start);
+
+  rpc::shutdown();
+  int status = 0;
+  waitpid(child, &status, 0);
+
+  std::printf("%-52s %12s %22s\n", "workload (2 processes, loopback)", "Ember",
+              "anchor -> ratio");
+  std::printf("%-52s %9.1f us %22s\n", "raw gRPC sync echo 64 B, TCP (this run)",
+              echo_tcp, "78-94 us (notes)");
+  std::printf("%-52s %9.1f us\n", "raw gRPC sync echo 64 B, unix socket (this run)",
+              echo_unix_us);
+  std::printf("%-52s %9.1f us   414 us -> %.2fx PyTorch; %.2fx raw echo (TCP, this run)\n",
+              "rpc_sync add 3x3 round trip", add_us, add_us / 414.0, add_us / echo_tcp);
+  std::printf("%-52s %9.2f GB/s 2.5 GB/s -> %.2fx PyTorch (%.0f us per call)\n",
+              "rpc_sync add 2 x 4 MiB, argument bytes sent", sent_gbps,
+              sent_gbps / 2.5, big_us);
+  std::printf("%-52s %9.0f /s\n", "8 threads calling rpc_sync add 3x3", calls_per_s);
+  return 0;
+}

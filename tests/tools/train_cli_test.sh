@@ -32,6 +32,6 @@ fi
 if ! head -c 8 "$tmp/p.png" | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a"; then
   echo "FAIL plot: $tmp/p.png is not a PNG"; fail=1
 fi
-check bad_plot_folder 1 "gnuplot failed" -- --train_samples=300 --test_samples=100 --epochs=1 \
+check bad_plot_folder 1 "cannot create a file next to" -- --train_samples=300 --test_samples=100 --epochs=1 \
   --plot="$tmp/no/such/folder/p.png" --threads=1
 exit $fail

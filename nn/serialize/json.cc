@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "c10/util/Exception.h"
 
@@ -622,9 +623,12 @@ void dump_value(std::string& out, const Value& v) {
       const double d = v.as_double();
       TORCH_CHECK(std::isfinite(d), "JSON: cannot write the non-finite number ", d,
                   "; JSON has no NaN or infinity.");
-      char buf[32];
+      char buf[40];
       std::snprintf(buf, sizeof(buf), "%.17g", d);
       out += buf;
+      // As Python writes floats: "3.0", "-0.0", never "3" or "-0", which
+      // read back as the integer 0 and lose the sign (found by json_fuzz).
+      if (std::strpbrk(buf, ".eE") == nullptr) out += ".0";
       return;
     }
     case Value::Kind::kString:

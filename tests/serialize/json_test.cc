@@ -140,6 +140,18 @@ TEST(JsonLimits, DuplicateKeysInAHugeObjectAreFoundInNLogN) {
   EXPECT_EQ(json::parse(text).members().size(), kKeys + 2u);
 }
 
+TEST(Json, IntegralDoublesKeepTheirKindAndSign) {
+  // Found by //tests/fuzz:json_fuzz: -0.25E-1111 underflows to -0.0, which
+  // was written "-0" and read back as the integer 0.
+  EXPECT_EQ(json::dump(json::Value::number(-0.0)), "-0.0");
+  EXPECT_EQ(json::dump(json::Value::number(3.0)), "3.0");
+  EXPECT_EQ(json::dump(json::Value::number(1e20)), "1e+20");
+  const std::string text = json::dump(json::parse("[-0.25E-1111,3.0,-0]"));
+  EXPECT_EQ(text, "[-0.0,3.0,0]");
+  EXPECT_EQ(json::dump(json::parse(text)), text);
+  EXPECT_TRUE(std::signbit(json::parse("-0.0").as_double()));
+}
+
 TEST(JsonLimits, AValueIsSixteenBytesAndContainersAreTrimmed) {
   // 2 bytes of text per value ("0,") may cost at most 8x in memory.
   EXPECT_EQ(sizeof(json::Value), 16u);

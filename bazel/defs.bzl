@@ -48,8 +48,12 @@ def ember_core_library(
         hdrs = hdrs,
         srcs = srcs,
         # thread_locals through TLS descriptors: See Note [TLS model of the
-        # key sets] in c10/core/impl/LocalDispatchKeySet.cc.
-        copts = ["-mtls-dialect=gnu2"],
+        # key sets] in c10/core/impl/LocalDispatchKeySet.cc. Clang 14
+        # (--config=fuzz) has no such flag and keeps its default model.
+        copts = select({
+            "//bazel:fuzzing": [],
+            "//conditions:default": ["-mtls-dialect=gnu2"],
+        }),
         deps = [_impl_label(d) for d in deps] + external_deps,
         alwayslink = True,
         visibility = ["//bazel:core_packages"],

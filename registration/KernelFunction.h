@@ -259,8 +259,9 @@ class KernelFunction final {
                           stack->size(), " values but the kernel takes ", n,
                           " arguments");
     const size_t base = stack->size() - n;
-    std::tuple<typename impl::arg_traits<Args>::holder...> holders(
-        impl::arg_traits<Args>::make((*stack)[base + I])...);
+    // Braces: with parentheses clang reads this as a function declaration.
+    std::tuple<typename impl::arg_traits<Args>::holder...> holders{
+        impl::arg_traits<Args>::make((*stack)[base + I])...};
     (void)holders;
     auto invoke = [&]() -> decltype(auto) {
       if constexpr (takes_keyset) {

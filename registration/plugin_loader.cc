@@ -134,7 +134,9 @@ const char* elf_type_name(unsigned type) {
 class PluginFile {
  public:
   explicit PluginFile(const std::string& path) : path_(path) {
-    fd_ = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: open() of a FIFO would wait for a writer for ever; the
+    // descriptor is only pread, once fstat says it is a regular file.
+    fd_ = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
     if (fd_ < 0) {
       const int err = errno;
       C10_THROW_ERROR(Error, "load_library: cannot read plugin ", path, ": ",
@@ -451,6 +453,15 @@ std::vector<std::string> core_directories() {
 }
 
 }  // namespace
+
+namespace impl {
+
+PluginInfo inspect_plugin(const std::string& path) {
+  const PluginDescriptor d = read_plugin_descriptor(path);
+  return PluginInfo{d.name, path, static_cast<int>(d.abi_version), d.fingerprint};
+}
+
+}  // namespace impl
 
 std::vector<PluginInfo> loaded_plugins() {
   std::lock_guard<std::mutex> lock(state().info_mutex);

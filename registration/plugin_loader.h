@@ -87,6 +87,15 @@ std::vector<std::string> plugin_search_path(DeviceType type);
 
 namespace impl {
 
+// c10::impl::inspect_plugin
+//
+// Reads the ELF headers and the descriptor of the plugin at `path` with
+// plain reads, as load_library does before anything else, and returns what
+// the descriptor says; loads and runs nothing and checks no compatibility.
+// Throws c10::Error as load_library does for a file that is not a plugin.
+// For diagnostics and the fuzz target (tests/fuzz).
+PluginInfo inspect_plugin(const std::string& path);
+
 // c10::impl::autoload_backend_plugin
 //
 // Called by the dispatcher when a call reaches a backend key with no kernel.

@@ -1,15 +1,84 @@
 #include "nn/serialize/json.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 
 #include "c10/util/Exception.h"
 
 namespace torch {
 namespace serialize {
 namespace json {
+
+static_assert(sizeof(Value) == 16, "See Note [JSON reader limits]");
+
+Value::Value(const Value& other) : kind_(other.kind_), is_int_(other.is_int_) {
+  switch (kind_) {
+    case Kind::kString:
+      string_ = new std::string(*other.string_);
+      break;
+    case Kind::kArray:
+      array_ = new Array(*other.array_);
+      break;
+    case Kind::kObject:
+      object_ = new Object(*other.object_);
+      break;
+    default:
+      int_ = other.int_;  // the widest scalar member: copies bool and double too
+  }
+}
+
+Value::Value(Value&& other) noexcept : kind_(other.kind_), is_int_(other.is_int_) {
+  int_ = other.int_;
+  if (kind_ == Kind::kString) string_ = other.string_;
+  if (kind_ == Kind::kArray) array_ = other.array_;
+  if (kind_ == Kind::kObject) object_ = other.object_;
+  other.kind_ = Kind::kNull;
+}
+
+Value& Value::operator=(const Value& other) {
+  if (this != &other) {
+    Value copy(other);
+    *this = std::move(copy);
+  }
+  return *this;
+}
+
+Value& Value::operator=(Value&& other) noexcept {
+  if (this != &other) {
+    reset();
+    kind_ = other.kind_;
+    is_int_ = other.is_int_;
+    int_ = other.int_;
+    if (kind_ == Kind::kString) string_ = other.string_;
+    if (kind_ == Kind::kArray) array_ = other.array_;
+    if (kind_ == Kind::kObject) object_ = other.object_;
+    other.kind_ = Kind::kNull;
+  }
+  return *this;
+}
+
+Value::~Value() { reset(); }
+
+void Value::reset() noexcept {
+  switch (kind_) {
+    case Kind::kString:
+      delete string_;
+      break;
+    case Kind::kArray:
+      delete array_;
+      break;
+    case Kind::kObject:
+      delete object_;
+      break;
+    default:
+      break;
+  }
+  kind_ = Kind::kNull;
+}
 
 Value Value::boolean(bool b) {
   Value v;
@@ -23,7 +92,6 @@ Value Value::integer(int64_t i) {
   v.kind_ = Kind::kNumber;
   v.is_int_ = true;
   v.int_ = i;
-  v.double_ = static_cast<double>(i);
   return v;
 }
 
@@ -36,22 +104,24 @@ Value Value::number(double d) {
 
 Value Value::string(std::string s) {
   Value v;
+  v.string_ = new std::string(std::move(s));
   v.kind_ = Kind::kString;
-  v.string_ = std::move(s);
   return v;
 }
 
 Value Value::array(Array items) {
   Value v;
+  items.shrink_to_fit();
+  v.array_ = new Array(std::move(items));
   v.kind_ = Kind::kArray;
-  v.array_ = std::move(items);
   return v;
 }
 
 Value Value::object(Object members) {
   Value v;
+  members.shrink_to_fit();
+  v.object_ = new Object(std::move(members));
   v.kind_ = Kind::kObject;
-  v.object_ = std::move(members);
   return v;
 }
 
@@ -93,22 +163,22 @@ int64_t Value::as_int() const {
 
 double Value::as_double() const {
   check_kind(kind_, Kind::kNumber);
-  return double_;
+  return is_int_ ? static_cast<double>(int_) : double_;
 }
 
 const std::string& Value::as_string() const {
   check_kind(kind_, Kind::kString);
-  return string_;
+  return *string_;
 }
 
 const Value::Array& Value::items() const {
   check_kind(kind_, Kind::kArray);
-  return array_;
+  return *array_;
 }
 
 const Value::Object& Value::members() const {
   check_kind(kind_, Kind::kObject);
-  return object_;
+  return *object_;
 }
 
 const Value* Value::find(std::string_view key) const {
@@ -131,6 +201,8 @@ const Value& Value::at(std::string_view key) const {
 namespace {
 
 constexpr int kMaxDepth = 64;
+
+void dump_string_to(std::string& out, const std::string& s);
 
 class Parser {
  public:
@@ -215,6 +287,7 @@ class Parser {
     check_depth(depth);
     ++pos_;  // '{'
     Value::Object members;
+    std::vector<size_t> key_positions;
     skip_whitespace();
     if (!at_end() && text_[pos_] == '}') {
       ++pos_;
@@ -226,14 +299,8 @@ class Parser {
         fail(at_end() ? "unexpected end of input, expected a key"
                       : "expected a string key, got '" + printable(text_[pos_]) + "'");
       }
-      const size_t key_pos = pos_;
+      key_positions.push_back(pos_);
       std::string key = string();
-      for (const auto& member : members) {
-        if (member.first == key) {
-          pos_ = key_pos;
-          fail("duplicate key \"" + key + "\"");
-        }
-      }
       skip_whitespace();
       if (at_end() || text_[pos_] != ':') {
         fail("expected ':' after a key");
@@ -252,9 +319,35 @@ class Parser {
       }
       if (text_[pos_] == '}') {
         ++pos_;
+        check_unique_keys(members, key_positions);
         return Value::object(std::move(members));
       }
       fail("expected ',' or '}', got '" + printable(text_[pos_]) + "'");
+    }
+  }
+
+  // A repeated key, found by sorting the keys once: O(n log n) where
+  // comparing every pair would be quadratic. Reports the first repetition
+  // in document order.
+  void check_unique_keys(const Value::Object& members, const std::vector<size_t>& key_positions) {
+    if (members.size() < 2) return;
+    std::vector<uint32_t> order(members.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<uint32_t>(i);
+    std::sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
+      const int c = members[a].first.compare(members[b].first);
+      return c != 0 ? c < 0 : a < b;
+    });
+    size_t repeated = members.size();
+    for (size_t i = 1; i < order.size(); ++i) {
+      if (members[order[i]].first == members[order[i - 1]].first) {
+        repeated = std::min<size_t>(repeated, order[i]);
+      }
+    }
+    if (repeated != members.size()) {
+      pos_ = key_positions[repeated];
+      std::string shown;
+      dump_string_to(shown, members[repeated].first);
+      fail("duplicate key " + shown);
     }
   }
 
@@ -473,7 +566,7 @@ class Parser {
 
 // ---- writing ----
 
-void dump_string(std::string& out, const std::string& s) {
+void dump_string_to(std::string& out, const std::string& s) {
   out += '"';
   for (const char c : s) {
     switch (c) {
@@ -530,13 +623,16 @@ void dump_value(std::string& out, const Value& v) {
       const double d = v.as_double();
       TORCH_CHECK(std::isfinite(d), "JSON: cannot write the non-finite number ", d,
                   "; JSON has no NaN or infinity.");
-      char buf[32];
+      char buf[40];
       std::snprintf(buf, sizeof(buf), "%.17g", d);
       out += buf;
+      // As Python writes floats: "3.0", "-0.0", never "3" or "-0", which
+      // read back as the integer 0 and lose the sign (found by json_fuzz).
+      if (std::strpbrk(buf, ".eE") == nullptr) out += ".0";
       return;
     }
     case Value::Kind::kString:
-      dump_string(out, v.as_string());
+      dump_string_to(out, v.as_string());
       return;
     case Value::Kind::kArray: {
       out += '[';
@@ -555,7 +651,7 @@ void dump_value(std::string& out, const Value& v) {
       for (const auto& member : v.members()) {
         if (!first) out += ',';
         first = false;
-        dump_string(out, member.first);
+        dump_string_to(out, member.first);
         out += ':';
         dump_value(out, member.second);
       }

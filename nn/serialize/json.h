@@ -10,6 +10,17 @@
 // zeros, single quotes, control characters in strings or lone surrogates;
 // objects with a repeated key are rejected; nesting is limited to 64 levels.
 // Errors throw c10::Error with the byte offset of the problem.
+//
+// Note [JSON reader limits]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// The reader is fed untrusted checkpoint headers (up to 100 MB), so its cost
+// is bounded by the text: parsing is O(n log n) (a repeated key is found by
+// sorting each object's keys once, not by comparing every pair), a Value is
+// 16 bytes (scalars inline, strings, arrays and objects behind one pointer,
+// containers trimmed to their size), so a document costs at most about 16
+// bytes per byte of text (`[0,0,...]`: 8 bytes per value of 2 characters,
+// plus the vector), and nesting deeper than kMaxDepth = 64 levels is refused
+// before it can exhaust the stack.
 #pragma once
 
 #include <cstdint>
@@ -26,14 +37,21 @@ namespace json {
 //
 // A JSON value. Objects keep their keys in document order. Numbers remember
 // whether they were written as an integer that fits int64 (then as_int()
-// is exact). A value type: copies are deep.
+// is exact). A value type: copies are deep. 16 bytes (See Note [JSON reader
+// limits]).
 class Value {
  public:
-  enum class Kind { kNull, kBool, kNumber, kString, kArray, kObject };
+  enum class Kind : uint8_t { kNull, kBool, kNumber, kString, kArray, kObject };
   using Array = std::vector<Value>;
   using Object = std::vector<std::pair<std::string, Value>>;
 
-  Value() = default;  // null
+  Value() noexcept : int_(0) {}  // null
+  Value(const Value& other);
+  Value(Value&& other) noexcept;
+  Value& operator=(const Value& other);
+  Value& operator=(Value&& other) noexcept;
+  ~Value();
+
   static Value boolean(bool b);
   static Value integer(int64_t i);
   static Value number(double d);
@@ -62,14 +80,18 @@ class Value {
   static const char* kind_name(Kind kind);
 
  private:
+  void reset() noexcept;
+
   Kind kind_ = Kind::kNull;
-  bool bool_ = false;
   bool is_int_ = false;
-  int64_t int_ = 0;
-  double double_ = 0.0;
-  std::string string_;
-  Array array_;
-  Object object_;
+  union {
+    bool bool_;
+    int64_t int_;
+    double double_;
+    std::string* string_;
+    Array* array_;
+    Object* object_;
+  };
 };
 
 // Parses one JSON document (surrounding whitespace allowed). Throws

@@ -32,6 +32,8 @@ constexpr char kMetadataKey[] = "__metadata__";
 // The header limit of the reference implementation (100 MB): a corrupt
 // length must not make us allocate gigabytes.
 constexpr uint64_t kMaxHeaderBytes = 100'000'000;
+// At most as many dimensions as a tensor may have in PyTorch.
+constexpr size_t kMaxDims = 64;
 
 struct DtypeName {
   c10::ScalarType type;
@@ -61,7 +63,9 @@ bool dtype_of(const std::string& name, c10::ScalarType* type) {
   return false;
 }
 
-std::string quote(const std::string& s) { return "\"" + s + "\""; }
+// A name as it appears in messages: JSON-quoted, so that a NUL or a line
+// break inside it is shown as \u0000 or \n instead of cutting the message.
+std::string quote(const std::string& s) { return json::dump(json::Value::string(s)); }
 
 // A file descriptor closed on scope exit.
 struct Fd {
@@ -94,6 +98,15 @@ bool read_at(int fd, void* data, size_t n, uint64_t offset) {
     offset += static_cast<uint64_t>(r);
   }
   return true;
+}
+
+const char* file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
+  if (S_ISSOCK(mode)) return "a socket";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  return "not a regular file";
 }
 
 }  // namespace
@@ -237,12 +250,35 @@ class HeaderReader {
       fail("tensor " + quote(name) + " has a shape that is not an array");
     }
     uint64_t numel = 1;
+    // The product of the non-zero sizes: at::empty refuses a shape whose
+    // product overflows int64 even when another size is 0.
+    uint64_t nonzero_product = 1;
     bool overflow = false;
+    bool nonzero_overflow = false;
+    bool has_zero = false;
+    if (shape->items().size() > kMaxDims) {
+      fail("tensor " + quote(name) + " has " + std::to_string(shape->items().size()) +
+           " dimensions, more than the limit of " + std::to_string(kMaxDims));
+    }
     for (const json::Value& s : shape->items()) {
       const uint64_t d = non_negative(s, name, "shape");
       e.shape.push_back(static_cast<int64_t>(d));
       if (d != 0 && numel > std::numeric_limits<int64_t>::max() / d) overflow = true;
       numel *= d;
+      if (d != 0 && nonzero_product > std::numeric_limits<int64_t>::max() / d) {
+        nonzero_overflow = true;
+      }
+      if (d != 0) nonzero_product *= d;
+      if (d == 0) has_zero = true;
+    }
+    if (has_zero) {
+      overflow = false;
+      numel = 0;
+    }
+    if (nonzero_overflow && has_zero) {
+      fail("tensor " + quote(name) + " has the shape " + json::dump(*shape) +
+           ", whose non-zero sizes multiply to more than 2^63; Ember cannot make a tensor of it "
+           "(even an empty one)");
     }
     if (offsets->kind() != json::Value::Kind::kArray || offsets->items().size() != 2) {
       fail("tensor " + quote(name) + " has data_offsets that are not an array [begin, end]");
@@ -279,12 +315,17 @@ File load(const std::string& path) {
   torch::NoGradGuard no_grad;
   HeaderReader reader(path);
   Fd file;
-  file.fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  TORCH_CHECK(file.fd >= 0, "safetensors::load: cannot open ", path, ": ", std::strerror(errno),
-              ".");
+  // O_NONBLOCK: open() of a FIFO would wait for a writer for ever; the
+  // descriptor is only pread, and only once fstat says it is a regular file.
+  file.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  TORCH_CHECK(file.fd >= 0, "safetensors::load: cannot open ", path, ": ",
+              errno == ELOOP ? "it is a symbolic link loop" : std::strerror(errno),
+              ". Check the path and its permissions.");
   struct stat st {};
-  TORCH_CHECK(::fstat(file.fd, &st) == 0 && S_ISREG(st.st_mode), "safetensors::load: ", path,
-              " is not a regular file.");
+  TORCH_CHECK(::fstat(file.fd, &st) == 0, "safetensors::load: cannot stat ", path, ": ",
+              std::strerror(errno), ".");
+  TORCH_CHECK(S_ISREG(st.st_mode), "safetensors::load: ", path, " is ", file_kind(st.st_mode),
+              ", not a regular file. Pass the path of a checkpoint file.");
   const auto file_size = static_cast<uint64_t>(st.st_size);
   if (file_size < 8) {
     reader.fail("the file is truncated: expected at least 8 bytes (the header length), got " +

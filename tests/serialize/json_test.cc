@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -116,6 +117,68 @@ TEST(Json, DumpIsCompactAndEscapesLikePython) {
   EXPECT_EQ(json::dump(json::parse(text)), text);
   EXPECT_THAT(errorOf([] { json::dump(json::Value::number(std::nan(""))); }),
               HasSubstr("JSON: cannot write the non-finite number"));
+}
+
+// Issue 22: a checkpoint header is untrusted input of up to 100 MB. See
+// Note [JSON reader limits].
+TEST(JsonLimits, DuplicateKeysInAHugeObjectAreFoundInNLogN) {
+  // 300,000 keys: comparing every pair would be 4.5e10 comparisons (minutes);
+  // sorting once takes well under a second.
+  constexpr int kKeys = 300000;
+  std::string text = "{";
+  for (int i = 0; i < kKeys; ++i) text += "\"k" + std::to_string(i) + "\":0,";
+  const size_t repeated_at = text.size();
+  text += "\"k123456\":1,\"k7\":2}";
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THAT(errorOf([&] { json::parse(text); }),
+              HasSubstr("duplicate key \"k123456\" at byte " + std::to_string(repeated_at)));
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 5.0);  // the quadratic check took minutes
+  text.resize(repeated_at);
+  text += "\"x\":1,\"y\":2}";
+  EXPECT_EQ(json::parse(text).members().size(), kKeys + 2u);
+}
+
+TEST(Json, IntegralDoublesKeepTheirKindAndSign) {
+  // Found by //tests/fuzz:json_fuzz: -0.25E-1111 underflows to -0.0, which
+  // was written "-0" and read back as the integer 0.
+  EXPECT_EQ(json::dump(json::Value::number(-0.0)), "-0.0");
+  EXPECT_EQ(json::dump(json::Value::number(3.0)), "3.0");
+  EXPECT_EQ(json::dump(json::Value::number(1e20)), "1e+20");
+  const std::string text = json::dump(json::parse("[-0.25E-1111,3.0,-0]"));
+  EXPECT_EQ(text, "[-0.0,3.0,0]");
+  EXPECT_EQ(json::dump(json::parse(text)), text);
+  EXPECT_TRUE(std::signbit(json::parse("-0.0").as_double()));
+}
+
+TEST(JsonLimits, AValueIsSixteenBytesAndContainersAreTrimmed) {
+  // 2 bytes of text per value ("0,") may cost at most 8x in memory.
+  EXPECT_EQ(sizeof(json::Value), 16u);
+  std::string text = "[";
+  for (int i = 0; i < 1000; ++i) text += "0,";
+  text += "0]";
+  const json::Value v = json::parse(text);
+  EXPECT_EQ(v.items().size(), 1001u);
+  EXPECT_EQ(v.items().capacity(), 1001u);
+  // Copies are deep and moves leave null behind.
+  json::Value copy = v;
+  json::Value moved = std::move(copy);
+  EXPECT_EQ(copy.kind(), json::Value::Kind::kNull);  // NOLINT(bugprone-use-after-move)
+  EXPECT_EQ(moved.items().size(), 1001u);
+  EXPECT_EQ(json::dump(json::parse("{\"a\":[\"s\",1.5,true,null,{}]}")),
+            "{\"a\":[\"s\",1.5,true,null,{}]}");
+}
+
+TEST(JsonLimits, NestingDeeperThan64LevelsIsRefused) {
+  EXPECT_NO_THROW(json::parse(std::string(64, '[') + std::string(64, ']')));
+  EXPECT_THAT(errorOf([] { json::parse(std::string(100000, '[')); }),
+              HasSubstr("nesting deeper than 64 levels at byte 64"));
+}
+
+TEST(JsonLimits, ControlCharactersInADuplicateKeyAreEscapedInTheMessage) {
+  EXPECT_THAT(errorOf([] { json::parse("{\"a\\u0000b\":1,\"a\\u0000b\":2}"); }),
+              HasSubstr("duplicate key \"a\\u0000b\" at byte 14"));
 }
 
 }  // namespace

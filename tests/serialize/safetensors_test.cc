@@ -5,6 +5,9 @@
 #include "nn/serialize/safetensors.h"
 
 #include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -310,6 +313,57 @@ TEST(Safetensors, TruncatedDataIsReported) {
               AllOf(HasSubstr("safetensors::load: " + path),
                     HasSubstr("tensor \"w\" has data_offsets [0, 64] beyond the 59 bytes of data; "
                               "the file is truncated")));
+}
+
+// Issue 22: special files, names with control characters, empty tensors of
+// impossible shapes.
+TEST(SafetensorsHostile, SpecialFilesAreRefusedWithoutBlocking) {
+  const std::string fifo = tmp_dir() + "/fifo.safetensors";
+  ::unlink(fifo.c_str());
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  EXPECT_THAT(errorOf([&] { torch::safetensors::load(fifo); }),
+              HasSubstr("safetensors::load: " + fifo +
+                        " is a FIFO (named pipe), not a regular file"));
+  EXPECT_THAT(errorOf([&] { torch::safetensors::load(tmp_dir()); }),
+              HasSubstr("safetensors::load: " + tmp_dir() + " is a directory, not a regular file"));
+  const std::string loop = tmp_dir() + "/loop.safetensors";
+  ::unlink(loop.c_str());
+  ASSERT_EQ(symlink("loop.safetensors", loop.c_str()), 0);
+  EXPECT_THAT(errorOf([&] { torch::safetensors::load(loop); }),
+              HasSubstr("safetensors::load: cannot open " + loop + ": it is a symbolic link loop"));
+}
+
+TEST(SafetensorsHostile, ANulInATensorNameIsShownEscaped) {
+  const std::string data8(8, '\0');
+  const std::string message =
+      load_error("nul", "{\"a\\u0000b\":{\"dtype\":\"F32\",\"shape\":[3],"
+                        "\"data_offsets\":[0,8]}}", data8);
+  EXPECT_THAT(message, HasSubstr("tensor \"a\\u0000b\" of shape [3] and dtype F32 needs 12 "
+                                 "bytes"));
+  EXPECT_EQ(message.find('\0'), std::string::npos);
+}
+
+TEST(SafetensorsHostile, EmptyTensorOfAnImpossibleShapeNamesTheFile) {
+  const std::string message =
+      load_error("zero", "{\"z\":{\"dtype\":\"F32\",\"shape\":[4611686018427387904,0,4],"
+                         "\"data_offsets\":[0,0]}}", "");
+  EXPECT_THAT(message, AllOf(HasSubstr("zero.safetensors"),
+                             HasSubstr("tensor \"z\" has the shape [4611686018427387904,0,4], "
+                                       "whose non-zero sizes multiply to more than 2^63")));
+  // A plain empty tensor still loads.
+  const std::string path = tmp_dir() + "/empty.safetensors";
+  torch::safetensors::save(path, {{"e", at::empty({0, 5})}});
+  EXPECT_EQ(torch::safetensors::load(path).tensors[0].second.sizes(),
+            (std::vector<int64_t>{0, 5}));
+}
+
+TEST(SafetensorsHostile, TooManyDimensionsAreRefused) {
+  std::string shape = "[";
+  for (int i = 0; i < 65; ++i) shape += i == 0 ? "1" : ",1";
+  shape += "]";
+  EXPECT_THAT(load_error("dims", "{\"d\":{\"dtype\":\"U8\",\"shape\":" + shape +
+                                     ",\"data_offsets\":[0,1]}}", std::string(8, '\0')),
+              HasSubstr("tensor \"d\" has 65 dimensions, more than the limit of 64"));
 }
 
 }  // namespace

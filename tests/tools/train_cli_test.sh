@@ -2,7 +2,7 @@
 # The command line of //tools:train: --help, unknown flags and bad values end
 # with one message and a non-zero exit; --metrics and --plot write their files.
 set -u
-train="$1"
+train="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 fail=0
 check() {  # check NAME EXPECTED_STATUS PATTERN -- ARGS...
@@ -32,6 +32,37 @@ fi
 if ! head -c 8 "$tmp/p.png" | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a"; then
   echo "FAIL plot: $tmp/p.png is not a PNG"; fail=1
 fi
-check bad_plot_folder 1 "gnuplot failed" -- --train_samples=300 --test_samples=100 --epochs=1 \
+check bad_plot_folder 1 "cannot create a file next to" -- --train_samples=300 --test_samples=100 --epochs=1 \
   --plot="$tmp/no/such/folder/p.png" --threads=1
+# Issue 22. A value after a space keeps its hyphens, even when it starts with one.
+(cd "$tmp" && rm -f -- -m-1.csv -m_1.csv && "$train" --train_samples=300 --test_samples=100 \
+  --epochs=1 --threads=1 --metrics -m-1.csv >"$tmp/out" 2>&1)
+if [ ! -s "$tmp/-m-1.csv" ] || [ -e "$tmp/-m_1.csv" ]; then
+  echo "FAIL hyphen_value: -m-1.csv not written as named:"; ls "$tmp"; cat "$tmp/out"; fail=1
+else
+  echo "ok   hyphen_value"
+fi
+# A --plot name is never gnuplot script: a newline and a quote in it run nothing.
+# (Run in $tmp, where the old script would have run `touch pwned`.)
+evil="$tmp/x'
+system('touch pwned')
+set output 'y.png"
+(cd "$tmp" && "$train" --train_samples=300 --test_samples=100 --epochs=1 --threads=1 \
+  --plot="$evil" >"$tmp/out" 2>&1) || { echo "FAIL plot_injection run:"; cat "$tmp/out"; fail=1; }
+if [ -e "$tmp/pwned" ] || [ ! -s "$evil" ]; then
+  echo "FAIL plot_injection: gnuplot ran the file name as commands or the PNG is missing"; fail=1
+fi
+# Outputs on a full disk: a non-zero exit, never an empty file and status 0.
+check metrics_dev_full 1 "'/dev/full' is a character device, not a regular file" -- \
+  --train_samples=300 --test_samples=100 --epochs=1 --threads=1 --metrics=/dev/full
+got=0
+"$train" --train_samples=300 --test_samples=100 --epochs=1 --threads=1 >/dev/full \
+  2>"$tmp/err" || got=$?
+if [ "$got" = 0 ] || ! grep -q "cannot write" "$tmp/err"; then
+  echo "FAIL stdout_dev_full: exit $got:"; cat "$tmp/err"; fail=1
+else
+  echo "ok   stdout_dev_full"
+fi
+check threads_bound 1 "--threads must be in \[1, 1024\]" -- --threads=100000
+check lr_bound 1 "--lr must be at most 1e+06" -- --lr=1e300
 exit $fail

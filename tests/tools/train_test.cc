@@ -4,7 +4,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cmath>
 
 #include <cstdint>
 #include <cstdio>
@@ -259,6 +262,199 @@ TEST(Train, BadFlagValues) {
   c.train_samples = 512;
   EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
               HasSubstr("lower --lr"));
+}
+
+// ---- issue 22: hostile flag values, outputs, checkpoints and data folders ----
+
+TEST(TrainHostile, FlagValuesOutOfRangeAreRefusedAtValidation) {
+  std::ostringstream out;
+  Config c = quick();
+  c.threads = 100000;
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("--threads must be in [1, 1024] (or 0 for every core), got 100000"));
+  c.threads = (int64_t{1} << 32) + 1;  // was cut to int: 1 thread
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("got 4294967297"));
+  c = quick();
+  c.lr = 1e300;
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("--lr must be at most 1e+06"));
+  EXPECT_TRUE(out.str().empty()) << out.str();  // nothing ran
+}
+
+TEST(TrainHostile, HugeBatchSizeTrainsOneBatch) {
+  Config c = quick();
+  c.train_samples = 64;
+  c.test_samples = 32;
+  c.batch_size = INT64_MAX;  // (n + b - 1) / b overflowed
+  std::ostringstream out;
+  tools::train::Result r = tools::train::train(c, out);
+  EXPECT_EQ(r.epochs.size(), 1u);
+  EXPECT_THAT(out.str(), HasSubstr("training mlp"));
+}
+
+TEST(TrainHostile, UnwritableOutputsFailBeforeTraining) {
+  const std::string dir = temp_dir();
+  std::ostringstream out;
+  Config c = quick();
+  c.metrics = dir + "/no/such/folder/m.csv";
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("--metrics: cannot create a file next to '" + c.metrics +
+                        "': No such file or directory"));
+  EXPECT_EQ(out.str().find("epoch 1/1"), std::string::npos) << out.str();
+  c = quick();
+  c.metrics = "/dev/full";
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("--metrics '/dev/full' is a character device, not a regular file"));
+  c = quick();
+  c.plot = dir;
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("--plot '" + dir + "' is a directory, not a regular file"));
+  c = quick();
+  c.save = dir + "/missing/ckpt.safetensors";
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("--save: cannot create a file next to"));
+  EXPECT_EQ(out.str().find("epoch 1/1"), std::string::npos) << out.str();
+}
+
+// A 1-epoch checkpoint to tamper with.
+struct Checkpoint {
+  std::string dir;
+  Config config;
+  torch::safetensors::File file;
+};
+
+Checkpoint one_epoch(const std::string& optimizer) {
+  Checkpoint k;
+  k.dir = temp_dir();
+  k.config = quick();
+  k.config.train_samples = 256;
+  k.config.test_samples = 100;
+  k.config.optimizer = optimizer;
+  k.config.save = k.dir + "/ckpt.safetensors";
+  std::ostringstream out;
+  tools::train::train(k.config, out);
+  k.file = torch::safetensors::load(k.config.save);
+  k.config.save.clear();
+  k.config.epochs = 2;
+  return k;
+}
+
+std::string resume_error(Checkpoint& k, const std::string& name) {
+  k.config.resume = k.dir + "/" + name + ".safetensors";
+  torch::safetensors::save(k.config.resume, k.file.tensors, k.file.metadata);
+  std::ostringstream out;
+  return ember_test::errorOf([&] { tools::train::train(k.config, out); });
+}
+
+TEST(TrainHostile, CheckpointContentsAreValidatedNamingTheTensor) {
+  Checkpoint k = one_epoch("adam");
+  // Tampering clones the tensor it changes: `good` shares the others.
+  const torch::safetensors::File good = k.file;
+  auto poison = [](at::Tensor& t, int64_t index, float value) {
+    t = t.clone();
+    t.data_ptr<float>()[index] = value;
+  };
+  for (auto& [name, t] : k.file.tensors) {
+    if (name == "model.1.bias") poison(t, 3, std::nanf(""));
+  }
+  EXPECT_THAT(resume_error(k, "nan"),
+              HasSubstr("tensor 'model.1.bias' holds the non-finite value nan (element 3)"));
+  k.file = good;
+  for (auto& [name, t] : k.file.tensors) {
+    if (name == "optimizer.0.2.exp_avg") poison(t, 0, INFINITY);
+  }
+  EXPECT_THAT(resume_error(k, "inf"),
+              HasSubstr("tensor 'optimizer.0.2.exp_avg' holds the non-finite value inf"));
+  k.file = good;
+  for (auto& [name, t] : k.file.tensors) {
+    if (name == "optimizer.0.0.step") t = at::scalar_tensor(INT64_MAX, at::kLong);
+  }
+  EXPECT_THAT(resume_error(k, "step"),
+              HasSubstr("tensor 'optimizer.0.0.step' holds the step count 9223372036854775807, "
+                        "expected one in [1, 2^53]"));
+  k.file = good;
+  for (auto& [name, t] : k.file.tensors) {
+    if (name == "optimizer.0.1.exp_avg_sq") poison(t, 0, -1);
+  }
+  EXPECT_THAT(resume_error(k, "negative"),
+              HasSubstr("tensor 'optimizer.0.1.exp_avg_sq' holds the negative value -1"));
+  // One parameter's state missing, then all of it.
+  k.file = good;
+  auto drop = [&](const std::string& prefix) {
+    std::vector<std::pair<std::string, at::Tensor>> kept;
+    for (auto& nt : k.file.tensors) {
+      if (nt.first.rfind(prefix, 0) != 0) kept.push_back(nt);
+    }
+    k.file.tensors = kept;
+  };
+  drop("optimizer.0.3.");
+  EXPECT_THAT(resume_error(k, "partial"),
+              HasSubstr("has no tensor 'optimizer.0.3.exp_avg' (the adam state of parameter 3)"));
+  drop("optimizer.");
+  EXPECT_THAT(resume_error(k, "stateless"),
+              HasSubstr("has no tensor 'optimizer.0.0.exp_avg'"));
+  // A name with a NUL is shown escaped, in full.
+  k.file = good;
+  k.file.tensors.emplace_back(std::string("evil\0name", 9), at::zeros({1}));
+  EXPECT_THAT(resume_error(k, "nul"), HasSubstr("holds an unexpected tensor 'evil\\x00name'"));
+}
+
+TEST(TrainHostile, CheckpointHistoryAndEpochCountAreValidated) {
+  Checkpoint k = one_epoch("sgd");
+  const torch::safetensors::File good = k.file;
+  k.file.metadata["history"] = "1,0.5,7.5,1.0,100;";  // 750% accuracy
+  EXPECT_THAT(resume_error(k, "history"),
+              HasSubstr("has an impossible 'history' entry 1: epoch 1, train loss 0.5, test "
+                        "accuracy 7.5"));
+  k.file = good;
+  k.file.metadata["history"] = "3,0.5,0.5,1.0,100;";
+  EXPECT_THAT(resume_error(k, "epoch"), HasSubstr("impossible 'history' entry 1: epoch 3"));
+  // epochs_done >= --epochs: nothing to train, and --save would be skipped.
+  k.file = good;
+  k.config.epochs = 1;
+  k.config.save = k.dir + "/again.safetensors";
+  EXPECT_THAT(resume_error(k, "done"),
+              HasSubstr("has already done 1 epochs, and --epochs=1 is the total to reach, so "
+                        "nothing is left to train"));
+  // The SGD state of a parameter missing.
+  k.file = good;
+  k.config.epochs = 2;
+  k.config.save.clear();
+  std::vector<std::pair<std::string, at::Tensor>> kept;
+  for (auto& nt : k.file.tensors) {
+    if (nt.first != "optimizer.0.5.momentum_buffer") kept.push_back(nt);
+  }
+  k.file.tensors = kept;
+  EXPECT_THAT(resume_error(k, "sgd"),
+              HasSubstr("has no tensor 'optimizer.0.5.momentum_buffer' (the sgd state of "
+                        "parameter 5)"));
+}
+
+TEST(TrainHostile, SpecialFilesAndEmptyTestSetsGiveClearErrors) {
+  const std::string dir = temp_dir();
+  std::ostringstream out;
+  // A FIFO named like a CIFAR file (probed even for MNIST data) must not block.
+  ASSERT_EQ(mkfifo((dir + "/data_batch_1.bin").c_str(), 0644), 0);
+  Config c = quick();
+  c.data = dir;
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("data_batch_1.bin: it is a FIFO (named pipe), not a regular file"));
+  // --resume from a FIFO.
+  c = quick();
+  c.resume = dir + "/data_batch_1.bin";
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("is a FIFO (named pipe), not a regular file"));
+  // An empty test set: an error, not "test accuracy 0.00%".
+  const std::string empty = dir + "/empty";
+  ASSERT_EQ(mkdir(empty.c_str(), 0755), 0);
+  write_cifar_batch(empty + "/data_batch_1.bin", 20, 0);
+  for (int b = 2; b <= 5; ++b) write_cifar_batch(empty + "/data_batch_" + std::to_string(b) + ".bin", 0, 0);
+  write_cifar_batch(empty + "/test_batch.bin", 0, 0);
+  c = quick();
+  c.data = empty;
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("the test set in '" + empty + "' is empty"));
 }
 
 }  // namespace

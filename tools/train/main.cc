@@ -2,6 +2,8 @@
 // on Fashion-MNIST (or any MNIST-format or CIFAR-10 binary folder) and reports
 // test accuracy. `--help` lists the flags; see docs/train.md.
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -9,6 +11,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "absl/flags/reflection.h"
 #include "absl/flags/parse.h"
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
@@ -52,10 +55,17 @@ int main(int argc, char** argv) {
   // Flag names may be spelled with hyphens (--batch-size) as well as
   // abseil's underscores (--batch_size): the name part is rewritten before
   // parsing. And whether --lr was given: its default depends on --optimizer.
+  // Only flag names are rewritten: an argument that is the value of the
+  // flag before it (`--save -run-1.st`) is left alone, whatever it starts with.
   std::vector<std::string> spelled(argv, argv + argc);
+  bool value_expected = false;
   for (int i = 1; i < argc; ++i) {
     std::string& a = spelled[i];
     if (a == "--") break;
+    if (value_expected) {
+      value_expected = false;
+      continue;
+    }
     if (a.size() > 2 && a[0] == '-') {
       const size_t start = a[1] == '-' ? 2 : 1;
       const size_t end = std::min(a.find('='), a.size());
@@ -63,6 +73,12 @@ int main(int argc, char** argv) {
         if (a[k] == '-') a[k] = '_';
       }
       argv[i] = a.data();
+      // `--name value`: abseil takes the next argument as the value of a
+      // non-boolean flag given without '='.
+      if (end == a.size()) {
+        const absl::CommandLineFlag* flag = absl::FindCommandLineFlag(a.substr(start));
+        value_expected = flag != nullptr && !flag->IsOfType<bool>();
+      }
     }
   }
   bool lr_given = false;
@@ -121,6 +137,13 @@ int main(int argc, char** argv) {
                 r.dataset_bytes / mib, r.model_bytes / mib);
     if (!c.metrics.empty()) std::printf("metrics: %s\n", c.metrics.c_str());
     if (!c.plot.empty()) std::printf("plot: %s\n", c.plot.c_str());
+    // The report is the result: a lost one (stdout on a full disk) fails.
+    std::cout.flush();
+    if (!std::cout.good() || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+      std::fprintf(stderr, "train: error: cannot write the results to standard output: %s\n",
+                   std::strerror(errno));
+      return 1;
+    }
     return 0;
   } catch (const c10::Error& e) {
     std::fprintf(stderr, "train: error: %s\n", e.what_without_backtrace());

@@ -2,6 +2,7 @@
 #include "tools/train/trainer.h"
 
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -25,6 +26,7 @@
 
 #include "nn/data/datasets/rows.h"
 
+#include "tools/train/output.h"
 #include "tools/train/plot.h"
 #include "tools/train/progress.h"
 
@@ -33,11 +35,18 @@ namespace train {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// Flag limits (docs/train.md): thread stacks and a float learning rate.
+constexpr int64_t kMaxThreads = 1024;
+constexpr double kMaxLr = 1e6;
 namespace F = torch::nn::functional;
 
-bool file_exists(const std::string& path) {
-  std::ifstream f(path, std::ios::binary);
-  return f.good();
+// Whether anything is at `path` (a FIFO or directory included): lstat only,
+// never open, which would block on a FIFO. The readers then refuse what is
+// not a regular file, by name.
+bool path_exists(const std::string& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0;
 }
 
 // ---- data ---------------------------------------------------------------
@@ -71,30 +80,26 @@ class SplitDataset
 enum class DataKind { kMnist, kCifar10 };
 
 DataKind detect_data(const std::string& dir) {
-  if (file_exists(dir + "/data_batch_1.bin") || file_exists(dir + "/test_batch.bin")) {
+  if (path_exists(dir + "/data_batch_1.bin") || path_exists(dir + "/test_batch.bin")) {
     return DataKind::kCifar10;
   }
   return DataKind::kMnist;
 }
 
-Split read_split(DataKind kind, const std::string& dir, bool train) {
+// The first `limit` examples (0: all); the readers stop decoding there.
+Split read_split(DataKind kind, const std::string& dir, bool train, int64_t limit) {
   if (kind == DataKind::kCifar10) {
-    torch::data::datasets::CIFAR10 d(dir, train ? torch::data::datasets::CIFAR10::Mode::kTrain
-                                                : torch::data::datasets::CIFAR10::Mode::kTest);
+    torch::data::datasets::CIFAR10 d(dir,
+                                     train ? torch::data::datasets::CIFAR10::Mode::kTrain
+                                           : torch::data::datasets::CIFAR10::Mode::kTest,
+                                     limit);
     return {d.images(), d.targets()};
   }
-  torch::data::datasets::MNIST d(dir, train ? torch::data::datasets::MNIST::Mode::kTrain
-                                            : torch::data::datasets::MNIST::Mode::kTest);
+  torch::data::datasets::MNIST d(dir,
+                                 train ? torch::data::datasets::MNIST::Mode::kTrain
+                                       : torch::data::datasets::MNIST::Mode::kTest,
+                                 limit);
   return {d.images(), d.targets()};
-}
-
-Split first(Split s, int64_t n) {
-  if (n > 0 && n < s.images.size(0)) {
-    // Copies, so that the rest of the decoded split is freed.
-    s.images = s.images.narrow(0, 0, n).clone();
-    s.targets = s.targets.narrow(0, 0, n).clone();
-  }
-  return s;
 }
 
 // ---- models ---------------------------------------------------------------
@@ -141,6 +146,101 @@ std::string history_to_string(const std::vector<EpochStats>& epochs) {
       << e.samples_per_second << ';';
   }
   return s.str();
+}
+
+// A name for messages, with control characters (a NUL included) shown as
+// escapes so that they neither cut nor garble the message.
+std::string printable(const std::string& s) {
+  std::string out;
+  for (const char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) {
+      char buf[8];
+      std::snprintf(buf, sizeof(buf), "\\x%02x", u);
+      out += buf;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// Every value of a floating tensor is finite; else throws naming it.
+void check_finite(const std::string& path, const std::string& name, const at::Tensor& t) {
+  if (!c10::isFloatingType(t.scalar_type()) || t.numel() == 0) return;
+  const at::Tensor d = t.to(at::kDouble).contiguous();
+  const double* p = d.data_ptr<double>();
+  for (int64_t i = 0; i < d.numel(); ++i) {
+    TORCH_CHECK(std::isfinite(p[i]), "train: checkpoint '", path, "': tensor '", printable(name),
+                "' holds the non-finite value ", p[i], " (element ", i,
+                "); the run that wrote it diverged or the file is damaged. Resume from an "
+                "earlier checkpoint or start afresh");
+  }
+}
+
+// Adam's step counts the updates: at least 1 once saved, and small enough
+// that the bias corrections (beta^step) stay meaningful and +1 cannot
+// overflow.
+constexpr int64_t kMaxOptimizerStep = int64_t{1} << 53;
+
+void check_optimizer_state(const std::string& path, const torch::nn::Sequential& model,
+                           const std::vector<std::pair<std::string, at::Tensor>>& state,
+                           const Config& config) {
+  std::map<std::string, std::vector<std::string>> fields;  // "0.3" -> fields
+  for (const auto& [name, t] : state) {
+    const size_t dot = name.rfind('.');
+    const std::string param = dot == std::string::npos ? name : name.substr(0, dot);
+    const std::string field = dot == std::string::npos ? "" : name.substr(dot + 1);
+    fields[param].push_back(field);
+    if (field == "step") {
+      TORCH_CHECK(t.numel() == 1 && !c10::isFloatingType(t.scalar_type()), "train: checkpoint '",
+                  path, "': tensor 'optimizer.", printable(name),
+                  "' must be one integer (the step count)");
+      const int64_t step = t.to(at::kLong).item<int64_t>();
+      TORCH_CHECK(step >= 1 && step <= kMaxOptimizerStep, "train: checkpoint '", path,
+                  "': tensor 'optimizer.", printable(name), "' holds the step count ", step,
+                  ", expected one in [1, 2^53]; the file is damaged");
+    }
+    if (field == "exp_avg_sq" || field == "max_exp_avg_sq") {
+      TORCH_CHECK(t.numel() == 0 || t.min().item<double>() >= 0, "train: checkpoint '", path,
+                  "': tensor 'optimizer.", printable(name), "' holds the negative value ",
+                  t.numel() == 0 ? 0.0 : t.min().item<double>(),
+                  "; a mean of squares cannot be negative, the file is damaged");
+    }
+  }
+  const std::vector<std::string> expected =
+      config.optimizer == "adam" ? std::vector<std::string>{"exp_avg", "exp_avg_sq", "step"}
+                                 : std::vector<std::string>{"momentum_buffer"};
+  const size_t params = model->parameters().size();
+  for (size_t i = 0; i < params; ++i) {
+    const std::string key = "0." + std::to_string(i);
+    auto it = fields.find(key);
+    std::vector<std::string> have = it == fields.end() ? std::vector<std::string>{} : it->second;
+    std::sort(have.begin(), have.end());
+    for (const std::string& f : expected) {
+      TORCH_CHECK(std::binary_search(have.begin(), have.end(), f), "train: checkpoint '", path,
+                  "' has no tensor 'optimizer.", key, ".", f, "' (the ", config.optimizer,
+                  " state of parameter ", i,
+                  "); the checkpoint is incomplete. Resume from a complete one or start afresh");
+    }
+  }
+}
+
+// The stored figures must be ones a run can produce.
+void check_history(const std::string& path, const std::vector<EpochStats>& epochs) {
+  for (size_t i = 0; i < epochs.size(); ++i) {
+    const EpochStats& e = epochs[i];
+    const bool sane = e.epoch == static_cast<int64_t>(i) + 1 && std::isfinite(e.train_loss) &&
+                      e.train_loss >= 0 && std::isfinite(e.test_accuracy) &&
+                      e.test_accuracy >= 0 && e.test_accuracy <= 1 && std::isfinite(e.seconds) &&
+                      e.seconds >= 0 && std::isfinite(e.samples_per_second) &&
+                      e.samples_per_second >= 0;
+    TORCH_CHECK(sane, "train: checkpoint '", path, "' has an impossible 'history' entry ", i + 1,
+                ": epoch ", e.epoch, ", train loss ", e.train_loss, ", test accuracy ",
+                e.test_accuracy, ", ", e.seconds, " s, ", e.samples_per_second,
+                " samples/s (expected epoch ", i + 1,
+                ", accuracy in [0, 1], finite non-negative figures); the file is damaged");
+  }
 }
 
 std::vector<EpochStats> history_from_string(const std::string& path, const std::string& text) {
@@ -217,9 +317,20 @@ std::vector<EpochStats> load_checkpoint(const std::string& path, const Config& c
       rng = t;
     } else {
       C10_THROW_ERROR(Error, "train: checkpoint '" + path + "' holds an unexpected tensor '" +
-                                 name + "'");
+                                 printable(name) + "'");
     }
   }
+  for (const auto& [name, t] : file.tensors) check_finite(path, name, t);
+  std::vector<EpochStats> history = history_from_string(path, meta("history"));
+  TORCH_CHECK(std::to_string(history.size()) == meta("epochs_done"), "train: checkpoint '",
+              path, "' is inconsistent: epochs_done=", meta("epochs_done"), " but ",
+              history.size(), " epochs of history");
+  check_history(path, history);
+  TORCH_CHECK(static_cast<int64_t>(history.size()) < config.epochs, "train: checkpoint '", path,
+              "' has already done ", history.size(), " epochs, and --epochs=", config.epochs,
+              " is the total to reach, so nothing is left to train (and --save, --metrics and "
+              "--plot would not be written). Pass --epochs greater than ", history.size());
+  if (!history.empty()) check_optimizer_state(path, model, optimizer_state, config);
   torch::load_module_state(*model, model_state, "checkpoint '" + path + "' (model)");
   optimizer.load_named_state(optimizer_state);
   TORCH_CHECK(rng.defined(), "train: checkpoint '", path, "' has no 'rng' tensor");
@@ -228,10 +339,6 @@ std::vector<EpochStats> load_checkpoint(const std::string& path, const Config& c
     std::lock_guard<std::mutex> lock(gen.mutex());
     gen.set_state(rng);
   }
-  std::vector<EpochStats> history = history_from_string(path, meta("history"));
-  TORCH_CHECK(std::to_string(history.size()) == meta("epochs_done"), "train: checkpoint '",
-              path, "' is inconsistent: epochs_done=", meta("epochs_done"), " but ",
-              history.size(), " epochs of history");
   return history;
 }
 
@@ -258,16 +365,14 @@ int64_t peak_rss_bytes() {
 }
 
 void write_metrics(const std::string& path, const std::vector<EpochStats>& epochs) {
-  std::ofstream f(path);
-  TORCH_CHECK(f.good(), "train: cannot write --metrics file '", path,
-              "'; check that its folder exists and is writable");
+  std::ostringstream f;
   f << "epoch,train_loss,test_accuracy,epoch_seconds,samples_per_second\n";
   f << std::setprecision(6);
   for (const EpochStats& e : epochs) {
     f << e.epoch << ',' << e.train_loss << ',' << e.test_accuracy << ',' << e.seconds << ','
       << e.samples_per_second << '\n';
   }
-  TORCH_CHECK(f.good(), "train: writing --metrics file '", path, "' failed");
+  write_file_atomically("--metrics", path, f.str());
 }
 
 }  // namespace
@@ -283,8 +388,11 @@ void validate(const Config& c) {
   TORCH_CHECK(c.batch_size >= 1, "train: --batch_size must be at least 1, got ", c.batch_size);
   TORCH_CHECK(std::isfinite(c.lr) && c.lr > 0, "train: --lr must be a positive number, got ",
               c.lr);
-  TORCH_CHECK(c.threads >= 0, "train: --threads must be at least 1 (or 0 for every core), got ",
-              c.threads);
+  TORCH_CHECK(c.lr <= kMaxLr, "train: --lr must be at most ", kMaxLr,
+              " (a larger step only diverges, and the optimizers keep it as a float), got ",
+              c.lr);
+  TORCH_CHECK(c.threads >= 0 && c.threads <= kMaxThreads, "train: --threads must be in [1, ",
+              kMaxThreads, "] (or 0 for every core), got ", c.threads);
   TORCH_CHECK(c.device == "cpu" || c.device == "cuda",
               "train: --device must be cpu or cuda, got '", c.device, "'");
   TORCH_CHECK(c.train_samples >= 0 && c.test_samples >= 0,
@@ -299,16 +407,23 @@ Result train(const Config& config, std::ostream& out) {
   const int64_t threads =
       config.threads > 0 ? config.threads
                          : std::max<int64_t>(1, std::thread::hardware_concurrency());
+  // Outputs first: a folder that cannot be written fails now, not after
+  // the training (See Note [Training outputs] in output.h).
+  if (!config.save.empty()) check_output_path("--save", config.save);
+  if (!config.metrics.empty()) check_output_path("--metrics", config.metrics);
+  if (!config.plot.empty()) check_output_path("--plot", config.plot);
   at::set_num_threads(static_cast<int>(threads));
   torch::manual_seed(config.seed);
 
-  // Data, decoded once and normalised in place with the training set's
-  // statistics.
+  // Data, decoded once (only the samples asked for) and normalised in place
+  // with the training set's statistics.
   const DataKind kind = detect_data(config.data);
-  Split train_split = first(read_split(kind, config.data, /*train=*/true), config.train_samples);
-  Split test_split = first(read_split(kind, config.data, /*train=*/false), config.test_samples);
+  Split train_split = read_split(kind, config.data, /*train=*/true, config.train_samples);
+  Split test_split = read_split(kind, config.data, /*train=*/false, config.test_samples);
   TORCH_CHECK(train_split.images.size(0) > 0, "train: the training set in '", config.data,
               "' is empty");
+  TORCH_CHECK(test_split.images.size(0) > 0, "train: the test set in '", config.data,
+              "' is empty, so there is no accuracy to report; add test files with examples");
   {
     at::NoGradGuard no_grad;
     const double mean = train_split.images.mean().item<double>();
@@ -336,7 +451,9 @@ Result train(const Config& config, std::ostream& out) {
       make_optimizer(config, model->parameters());
 
   const int64_t train_n = train_split.images.size(0);
-  const int64_t batches = (train_n + config.batch_size - 1) / config.batch_size;
+  // Not (n + b - 1) / b, which overflows for --batch_size near 2^63.
+  const int64_t batches =
+      train_n / config.batch_size + (train_n % config.batch_size != 0 ? 1 : 0);
   auto loader = torch::data::make_data_loader(
       SplitDataset(std::move(train_split)),
       torch::data::DataLoaderOptions().batch_size(config.batch_size).workers(1));
@@ -400,6 +517,8 @@ Result train(const Config& config, std::ostream& out) {
                   static_cast<long long>(epoch), static_cast<long long>(config.epochs),
                   e.train_loss, 100 * e.test_accuracy, e.seconds, e.samples_per_second);
     out << line << std::flush;
+    TORCH_CHECK(out.good(), "train: cannot write the progress of epoch ", epoch,
+                " (is standard output on a full disk or closed?)");
     result.epochs.push_back(e);
     if (scheduler) scheduler->step();
     if (!config.save.empty()) {

@@ -36,25 +36,40 @@ std::string join(const std::string& dir, const std::string& name) {
 
 }  // namespace
 
-CIFAR10::CIFAR10(const std::string& root, Mode mode) : is_train_(mode == Mode::kTrain) {
+CIFAR10::CIFAR10(const std::string& root, Mode mode) : CIFAR10(root, mode, 0) {}
+
+CIFAR10::CIFAR10(const std::string& root, Mode mode, int64_t limit)
+    : is_train_(mode == Mode::kTrain) {
   torch::NoGradGuard no_grad;
-  // Sizes first, so the output is allocated once and filled in place.
+  TORCH_CHECK(limit >= 0, kWhere, ": the limit of examples must be >= 0 (0: all), got ", limit,
+              ".");
+  // Sizes first, so the output is allocated once and filled in place; files
+  // past the limit are not opened.
   std::vector<std::string> paths;
   std::vector<int64_t> records;
   int64_t n = 0;
   for (const std::string& name : file_names(is_train_)) {
+    if (limit > 0 && n >= limit) break;
     const std::string path = join(root, name);
     const uint64_t bytes = detail::file_size(kWhere, path);
     const uint64_t whole = bytes / kRecordBytes;
     TORCH_CHECK(bytes % kRecordBytes == 0, kWhere, ": ", path, " is truncated: expected ",
                 (whole + 1) * kRecordBytes, " bytes (a whole number of ", kRecordBytes,
                 "-byte records), got ", bytes, ". The file is incomplete; download it again.");
+    const int64_t take = limit > 0 ? std::min<int64_t>(static_cast<int64_t>(whole), limit - n)
+                                   : static_cast<int64_t>(whole);
     paths.push_back(path);
-    records.push_back(static_cast<int64_t>(whole));
-    n += static_cast<int64_t>(whole);
+    records.push_back(take);
+    n += take;
   }
 
-  images_ = at::empty({n, 3, 32, 32}, at::kFloat);
+  try {
+    images_ = at::empty({n, 3, 32, 32}, at::kFloat);
+  } catch (const c10::Error& e) {
+    C10_THROW_ERROR(Error, std::string(kWhere) + ": cannot allocate memory for the " +
+                               std::to_string(n) + " images of " + root + ": " +
+                               e.what_without_backtrace());
+  }
   targets_ = at::empty({n}, at::kLong);
   at::Tensor chunk =
       at::empty({std::max<int64_t>(std::min(n, kChunkRecords), 1), kRecordBytes}, at::kByte);
@@ -62,7 +77,9 @@ CIFAR10::CIFAR10(const std::string& root, Mode mode) : is_train_(mode == Mode::k
   int64_t row = 0;
   for (size_t f = 0; f < paths.size(); ++f) {
     detail::GzipReader file(kWhere, paths[f]);
-    const uint64_t total = static_cast<uint64_t>(records[f]) * kRecordBytes;
+    const uint64_t total = file.file_bytes();
+    file.check_can_hold(static_cast<uint64_t>(records[f]) * kRecordBytes,
+                        std::to_string(records[f]) + " records");
     for (int64_t start = 0; start < records[f]; start += kChunkRecords) {
       const int64_t len = std::min(kChunkRecords, records[f] - start);
       at::Tensor bytes = chunk.narrow(0, 0, len);
@@ -76,7 +93,8 @@ CIFAR10::CIFAR10(const std::string& root, Mode mode) : is_train_(mode == Mode::k
       targets_.narrow(0, row + start, len).copy_(labels);
       flat_images.narrow(0, row + start, len).copy_(bytes.narrow(1, 1, kImageBytes));
     }
-    file.expect_end(total);
+    // A file read to its end must end there (it may have grown since stat).
+    if (static_cast<uint64_t>(records[f]) * kRecordBytes == total) file.expect_end(total);
     row += records[f];
   }
   images_.div_(255);

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -32,6 +33,10 @@ class CIFAR10 : public Dataset<CIFAR10> {
   // Loads the records of `mode` from `root`. Throws if a file is missing,
   // its length is not a whole number of records, or a label is above 9.
   explicit CIFAR10(const std::string& root, Mode mode = Mode::kTrain);
+
+  // Ember's: loads only the first `limit` records (0: all); files past them
+  // are not opened, and the last file read is read only up to them.
+  CIFAR10(const std::string& root, Mode mode, int64_t limit);
 
   // {images()[index], targets()[index]}; throws if index >= size().
   Example<> get(size_t index) override;

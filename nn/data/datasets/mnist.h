@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -37,6 +38,11 @@ class MNIST : public Dataset<MNIST> {
   // missing, has the wrong magic number or dimensions, is truncated or
   // longer than its header says, or holds a label above 9.
   explicit MNIST(const std::string& root, Mode mode = Mode::kTrain);
+
+  // Ember's: loads only the first `limit` examples (0: all). Decoding stops
+  // there, so a gzipped file's trailer (CRC) is checked only when the whole
+  // file is read. See Note [Dataset file limits] in nn/data/datasets/file_reader.h.
+  MNIST(const std::string& root, Mode mode, int64_t limit);
 
   // {images()[index], targets()[index]}: a [1, 28, 28] view and a 0-dim
   // int64 tensor. Throws if index >= size().

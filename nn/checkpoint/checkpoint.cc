@@ -5,6 +5,7 @@
 #include <utility>
 #include <vector>
 
+#include "aten/Functions.h"  // the inline Tensor methods (detach, to)
 #include "c10/util/Exception.h"
 #include "nn/serialize/safetensors.h"
 

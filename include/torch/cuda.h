@@ -1,4 +1,5 @@
-// <torch/cuda.h> — torch::cuda::is_available / device_count, as in libtorch.
+// <torch/cuda.h> — torch::cuda::is_available / device_count / synchronize /
+// manual_seed(_all), as in libtorch.
 // Ember asks the c10 device runtime registry whether a CUDA runtime is
 // registered, loading libember_cuda.so from the plugin search path first if
 // none is (at::device_count, aten/DeviceRuntime.h). Without a CUDA plugin:
@@ -8,9 +9,14 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
+#include <mutex>
 
 #include "aten/DeviceRuntime.h"
+#include "c10/core/DefaultGenerators.h"
+#include "c10/core/Device.h"
 #include "c10/core/DeviceType.h"
+#include "c10/core/impl/DeviceGuardImplInterface.h"
 
 namespace torch {
 namespace cuda {
@@ -22,6 +28,40 @@ inline size_t device_count() {
 
 // torch::cuda::is_available — whether at least one CUDA device is usable.
 inline bool is_available() { return device_count() > 0; }
+
+// torch::cuda::synchronize — waits for all work on CUDA device
+// `device_index` (-1: the current device). Throws c10::Error "no CUDA
+// device: <reason>" where there is none.
+inline void synchronize(int64_t device_index = -1) {
+  (void)device_count();  // loads the CUDA plugin if it can
+  const auto* impl = c10::impl::getDeviceGuardImpl(c10::kCUDA);
+  impl->synchronizeDevice(device_index < 0
+                              ? impl->getDevice().index()
+                              : static_cast<c10::DeviceIndex>(device_index));
+}
+
+// torch::cuda::manual_seed — seeds the current CUDA device's default
+// generator; manual_seed_all seeds every device's. Without a device they do
+// nothing, as in libtorch.
+inline void manual_seed(uint64_t seed) {
+  if (!is_available()) return;
+  const c10::DeviceIndex index =
+      c10::impl::getDeviceGuardImpl(c10::kCUDA)->getDevice().index();
+  at::Generator gen =
+      at::detail::getDefaultGenerator(c10::Device(c10::kCUDA, index));
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  gen.set_current_seed(seed);
+}
+
+inline void manual_seed_all(uint64_t seed) {
+  const size_t n = device_count();
+  for (size_t i = 0; i < n; ++i) {
+    at::Generator gen = at::detail::getDefaultGenerator(
+        c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(i)));
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_current_seed(seed);
+  }
+}
 
 // torch::cuda::cudnn_is_available — Ember binds no cuDNN: always false.
 inline bool cudnn_is_available() { return false; }

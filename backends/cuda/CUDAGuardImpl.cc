@@ -12,6 +12,7 @@
 #include <atomic>
 #include <mutex>
 
+#include "backends/cuda/CUDACachingAllocator.h"
 #include "backends/cuda/CUDARuntime.h"
 #include "backends/cuda/stream_ids.h"
 #include "c10/cuda/CUDAException.h"
@@ -257,6 +258,21 @@ class CUDAGuardImpl final : public c10::cuda::impl::CUDARuntimeInterface {
 
   std::string unavailableReason() const override {
     return cuda::unavailableReason();
+  }
+
+  void emptyCache() const override { cuda::emptyCache(); }
+  std::map<std::string, int64_t> memoryStats(
+      c10::DeviceIndex device) const override {
+    return cuda::memoryStats(device);
+  }
+  std::string memorySummary(c10::DeviceIndex device) const override {
+    return cuda::memorySummary(device);
+  }
+  void resetPeakMemoryStats(c10::DeviceIndex device) const override {
+    cuda::resetPeakMemoryStats(device);
+  }
+  void recordStream(void* ptr, const c10::Stream& stream) const override {
+    cuda::recordStream(ptr, stream);
   }
 
  private:

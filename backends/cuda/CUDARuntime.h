@@ -15,6 +15,8 @@
 // torch::cuda::*, which are built on it.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
 
 #include "aten/DeviceRuntime.h"
@@ -42,6 +44,14 @@ struct CUDARuntimeInterface : c10::impl::DeviceGuardImplInterface {
   // Why there is no device ("" when there is one): cudart's message for
   // cudaGetDeviceCount's error, or that it found no device.
   virtual std::string unavailableReason() const = 0;
+
+  // The caching allocator (backends/cuda/CachingAllocator.h); what
+  // <c10/cuda/CUDACachingAllocator.h> calls.
+  virtual void emptyCache() const = 0;
+  virtual std::map<std::string, int64_t> memoryStats(DeviceIndex device) const = 0;
+  virtual std::string memorySummary(DeviceIndex device) const = 0;
+  virtual void resetPeakMemoryStats(DeviceIndex device) const = 0;
+  virtual void recordStream(void* ptr, const Stream& stream) const = 0;
 };
 
 // c10::cuda::impl::cudaRuntime

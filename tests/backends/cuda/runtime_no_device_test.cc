@@ -12,6 +12,7 @@
 #include <string>
 
 #include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -99,6 +100,22 @@ TEST_F(NoDevice, EveryRequestFailsWithTheReason) {
                 (void)s.stream();
               }),
               StartsWith(prefix));
+  namespace alloc = c10::cuda::CUDACachingAllocator;
+  EXPECT_THAT(ember_test::errorOf([] { alloc::memory_stats(0); }),
+              StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([] { alloc::memory_summary(0); }),
+              StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([] {
+                c10::GetAllocator(c10::kCUDA)->allocate(16);
+              }),
+              StartsWith(prefix));
+}
+
+TEST_F(NoDevice, EmptyCacheWithoutADeviceDoesNothing) {
+  EXPECT_EQ(ember_test::errorOf([] {
+              c10::cuda::CUDACachingAllocator::emptyCache();
+            }),
+            "<no error>");
 }
 
 TEST_F(NoDevice, SeedingWithoutADeviceDoesNothing) {

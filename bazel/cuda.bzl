@@ -88,6 +88,9 @@ def _cuda_objects_impl(ctx):
             inputs = depset([src], transitive = [inputs]),
             outputs = [out],
             mnemonic = "Nvcc",
+            # PATH for the host compiler's assembler and linker (the
+            # strict action environment's fixed one).
+            use_default_shell_env = True,
             progress_message = "nvcc %s" % src.short_path,
         )
         objects.append(out)

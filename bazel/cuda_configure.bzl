@@ -56,6 +56,7 @@ cc_library(
         "include/*.h",
         "include/*.hpp",
         "include/crt/**",
+        "include/nv/**",
     ]),
     includes = ["include"],
 )

@@ -109,6 +109,13 @@ TEST_F(NoDevice, EveryRequestFailsWithTheReason) {
                 c10::GetAllocator(c10::kCUDA)->allocate(16);
               }),
               StartsWith(prefix));
+  // The kernels are registered; what fails is the device.
+  EXPECT_THAT(ember_test::errorOf([] {
+                at::empty({2}, at::TensorOptions().device(c10::kCUDA));
+              }),
+              StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([] { at::ones({2}).to(c10::Device(c10::kCUDA, 0)); }),
+              StartsWith(prefix));
 }
 
 TEST_F(NoDevice, EmptyCacheWithoutADeviceDoesNothing) {

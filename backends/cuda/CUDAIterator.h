@@ -1,0 +1,57 @@
+// backends/cuda/CUDAIterator.h — the GPU TensorIterator: at::TensorIteratorBase
+// (shapes, broadcasting, type promotion, out= rules, overlap checks) with a
+// loop that launches a kernel of kernels/ over the iteration's layout.
+//
+//   at::Tensor out;
+//   CUDAIterator iter(at::TensorIteratorConfig("add")
+//                         .add_output(out).add_input(a).add_input(b));
+//   iter.run("add", [&](const kernels::Iteration& it, void* stream) {
+//     return kernels::launch_binary(it, kernels::BinaryOp::kAdd,
+//                                   iter.kernel_dtype(), 1.0, stream);
+//   });
+//   return iter.output();
+#pragma once
+
+#include <string>
+
+#include "aten/TensorIterator.h"
+#include "backends/cuda/kernels/launch.h"
+#include "c10/core/ScalarType.h"
+
+namespace ember {
+namespace cuda {
+
+// ember::cuda::empty_cuda — a contiguous CUDA tensor on `device` (index -1:
+// the current device), from the caching allocator.
+at::Tensor empty_cuda(c10::IntArrayRef sizes, c10::ScalarType dtype,
+                      c10::Device device, const char* op = "empty");
+
+// ember::cuda::kernel_dtype — the kernels' dtype for `type`; throws
+// c10::Error naming `op` for a dtype the CUDA kernels are not built for.
+kernels::Dtype kernel_dtype(c10::ScalarType type, const char* op);
+
+// ember::cuda::current_stream — the calling thread's current cudaStream_t
+// on `device`.
+void* current_stream(c10::Device device);
+
+class CUDAIterator : public at::TensorIteratorBase {
+ public:
+  explicit CUDAIterator(const at::TensorIteratorConfig& config);
+
+  // The layout handed to a kernel (See Note [CUDA offset calculator]).
+  kernels::Iteration layout() const;
+
+  // Runs `launch(layout, stream)` on the current stream of the operands'
+  // device, then copies temporaries back; throws if the launch failed.
+  template <typename Launch>
+  void run(const char* op, Launch&& launch) {
+    begin_run();
+    if (numel() > 0) check_launch(op, launch(layout(), current_stream(device())));
+    finish_run();
+  }
+
+  static void check_launch(const char* op, const std::string& status);
+};
+
+}  // namespace cuda
+}  // namespace ember

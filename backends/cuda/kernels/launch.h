@@ -1,0 +1,65 @@
+// backends/cuda/kernels/launch.h — the boundary between the plugin's host
+// code (g++: tensors, the dispatcher, TensorIteratorBase) and its device code
+// (nvcc: the .cu files here). Plain structs and functions only, so each .cu
+// file compiles against this header and the toolkit, nothing of the core.
+//
+// Every launch is asynchronous on `stream` and reports a launch failure with
+// C10_CUDA_KERNEL_LAUNCH_CHECK's message (a std::runtime_error here, turned
+// into c10::Error by the caller's check_launch).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ember {
+namespace cuda {
+namespace kernels {
+
+// The dtypes the CUDA kernels are instantiated for (others are refused by
+// the host code with a message naming the dtype).
+enum class Dtype : int { kFloat, kDouble, kLong, kInt, kBool };
+
+// Note [CUDA offset calculator]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The iteration of a TensorIteratorBase, passed by value to a kernel: up to
+// kMaxDims dimensions (dimension 0 varies fastest) and, per operand, a byte
+// stride per dimension. A linear index is split into coordinates dimension
+// by dimension; each operand's address is its base plus the dot product of
+// coordinates and strides. Indices are 64-bit (no 32-bit fast path yet).
+constexpr int kMaxDims = 12;
+constexpr int kMaxOperands = 3;
+
+struct Iteration {
+  int ndim = 0;
+  int64_t sizes[kMaxDims] = {};
+  int64_t strides[kMaxOperands][kMaxDims] = {};
+  char* data[kMaxOperands] = {};
+  int64_t numel = 0;
+  bool contiguous = false;  // every operand dense in dimension order
+};
+
+// Out-of-line launches; `stream` is a cudaStream_t. Each returns "" or the
+// CUDA error's description.
+std::string launch_copy(const Iteration& it, Dtype dst, Dtype src, void* stream);
+// Writes the `size`-byte pattern `bits` to every element of operand 0.
+std::string launch_fill(const Iteration& it, int size, uint64_t bits, void* stream);
+
+enum class BinaryOp : int { kAdd, kSub, kMul, kDiv };
+// out = a op (alpha * b) for kAdd/kSub (alpha ignored otherwise); operands
+// 0 (out), 1 (a), 2 (b), all of dtype `dtype`.
+std::string launch_binary(const Iteration& it, BinaryOp op, Dtype dtype,
+                          double alpha, void* stream);
+
+enum class UnaryOp : int { kRelu, kNeg, kAbs, kExp, kLog, kSqrt, kTanh, kSigmoid };
+std::string launch_unary(const Iteration& it, UnaryOp op, Dtype dtype, void* stream);
+
+// out[0] = sum of `n` contiguous elements at `in` (float accumulates in
+// float, double in double, integers in int64); `workspace` holds
+// sum_workspace_elems(n) accumulators of the output dtype.
+int64_t sum_workspace_elems(int64_t n);
+std::string launch_sum(const void* in, void* out, void* workspace, int64_t n,
+                       Dtype dtype, void* stream);
+
+}  // namespace kernels
+}  // namespace cuda
+}  // namespace ember

@@ -1,0 +1,423 @@
+// backends/cuda/ops.cc — the CUDA kernels registered so far: empty,
+// empty_strided, copy_ (CPU<->CUDA and on the device, any pair of the
+// supported dtypes), fill_, _local_scalar_dense (item()), add/sub/mul/div
+// (Tensor forms, functional, in-place, out=), relu/neg/abs/exp/log/sqrt/
+// tanh/sigmoid, and the full sum. mm/addmm are in blas.cc. Every other op
+// on a CUDA tensor fails with the dispatcher's "no kernel" error.
+#include <cstring>
+
+#include <cuda_runtime_api.h>
+
+#include "aten/Functions.h"
+#include "aten/Resize.h"
+#include "aten/Tensor.h"
+#include "backends/cuda/CUDAGuardImpl.h"
+#include "backends/cuda/CUDAIterator.h"
+#include "backends/cuda/CUDARuntime.h"
+#include "c10/core/Allocator.h"
+#include "c10/core/DeviceGuard.h"
+#include "c10/core/StorageImpl.h"
+#include "c10/cuda/CUDAException.h"
+#include "registration/library.h"
+
+namespace ember {
+namespace cuda {
+
+// ---- support ----------------------------------------------------------------
+
+at::Tensor empty_cuda(c10::IntArrayRef sizes, c10::ScalarType dtype,
+                      c10::Device device, const char* op) {
+  requireDevice(op);
+  c10::OptionalDeviceGuard guard;
+  if (device.index() >= 0) guard.set_device(device);
+  uint64_t bytes = c10::elementSize(dtype);
+  for (int64_t s : sizes) {
+    TORCH_CHECK(s >= 0, op, ": sizes must be non-negative, but got ", sizes, ".");
+    TORCH_CHECK(!__builtin_mul_overflow(bytes, static_cast<uint64_t>(s), &bytes),
+                op, ": a tensor of sizes ", sizes,
+                " needs more bytes than a 64-bit size holds.");
+  }
+  c10::Storage storage(c10::make_intrusive<c10::StorageImpl>(
+      c10::StorageImpl::use_byte_size_t(), static_cast<size_t>(bytes),
+      c10::GetAllocator(c10::kCUDA), /*resizable=*/true));
+  at::Tensor t(c10::make_intrusive<c10::TensorImpl>(
+      std::move(storage), c10::DispatchKeySet(c10::DispatchKey::CUDA), dtype));
+  if (!sizes.empty()) t.unsafeGetTensorImpl()->set_sizes_contiguous(sizes);
+  return t;
+}
+
+kernels::Dtype kernel_dtype(c10::ScalarType type, const char* op) {
+  switch (type) {
+    case c10::ScalarType::Float: return kernels::Dtype::kFloat;
+    case c10::ScalarType::Double: return kernels::Dtype::kDouble;
+    case c10::ScalarType::Long: return kernels::Dtype::kLong;
+    case c10::ScalarType::Int: return kernels::Dtype::kInt;
+    case c10::ScalarType::Bool: return kernels::Dtype::kBool;
+    default: break;
+  }
+  TORCH_CHECK_NOT_IMPLEMENTED(false, op, ": dtype ", type,
+                              " is not supported by the CUDA backend yet (it "
+                              "has Float, Double, Long, Int and Bool). Convert "
+                              "with .to() first, or compute on the CPU.");
+  return kernels::Dtype::kFloat;
+}
+
+void* current_stream(c10::Device device) {
+  const auto& rt = c10::cuda::impl::cudaRuntime();
+  return rt.nativeStream(rt.getStream(device));
+}
+
+namespace {
+at::Tensor allocate_for_iterator(c10::IntArrayRef sizes, c10::ScalarType dtype,
+                                 c10::Device device) {
+  return empty_cuda(sizes, dtype, device);
+}
+}  // namespace
+
+CUDAIterator::CUDAIterator(const at::TensorIteratorConfig& config)
+    : at::TensorIteratorBase(config, c10::kCUDA, &allocate_for_iterator) {}
+
+kernels::Iteration CUDAIterator::layout() const {
+  kernels::Iteration it;
+  TORCH_CHECK(ndim() <= static_cast<size_t>(kernels::kMaxDims), op_name(),
+              ": the CUDA kernels handle up to ", kernels::kMaxDims,
+              " dimensions after coalescing, but this call has ", ndim(),
+              ". Make the operands contiguous or reshape them.");
+  TORCH_INTERNAL_ASSERT(num_operands() <= static_cast<size_t>(kernels::kMaxOperands));
+  it.ndim = static_cast<int>(ndim());
+  it.numel = numel();
+  bool contiguous = ndim() <= 1;
+  for (size_t d = 0; d < ndim(); ++d) it.sizes[d] = sizes()[d];
+  for (size_t k = 0; k < num_operands(); ++k) {
+    it.data[k] = data(k);
+    for (size_t d = 0; d < ndim(); ++d) it.strides[k][d] = strides(k)[d];
+    if (ndim() == 1 &&
+        strides(k)[0] != static_cast<int64_t>(c10::elementSize(dtype(k)))) {
+      contiguous = false;
+    }
+  }
+  it.contiguous = contiguous;
+  return it;
+}
+
+void CUDAIterator::check_launch(const char* op, const std::string& status) {
+  TORCH_CHECK(status.empty(), op, ": CUDA kernel failed: ", status, ".");
+}
+
+namespace {
+
+// ---- factories ---------------------------------------------------------------
+
+void check_factory_options(const char* op, std::optional<c10::Layout> layout,
+                           std::optional<c10::Device> device,
+                           std::optional<bool> pin_memory) {
+  TORCH_CHECK(!layout.has_value() || *layout == c10::Layout::Strided, op,
+              ": the CUDA backend makes strided tensors only. Pass "
+              "layout=Strided or leave it unset.");
+  TORCH_CHECK(!device.has_value() || device->is_cuda(), op,
+              ": this is the CUDA backend's kernel, but device ", *device,
+              " was requested. Pass a CUDA device.");
+  TORCH_CHECK(!pin_memory.value_or(false), op,
+              ": pin_memory applies to CPU tensors; a CUDA tensor cannot be "
+              "pinned. Pass pin_memory=false.");
+}
+
+at::Tensor empty(c10::IntArrayRef size, std::optional<c10::ScalarType> dtype,
+                 std::optional<c10::Layout> layout,
+                 std::optional<c10::Device> device,
+                 std::optional<bool> pin_memory,
+                 std::optional<c10::MemoryFormat> memory_format) {
+  check_factory_options("empty", layout, device, pin_memory);
+  TORCH_CHECK_NOT_IMPLEMENTED(
+      memory_format.value_or(c10::MemoryFormat::Contiguous) ==
+          c10::MemoryFormat::Contiguous,
+      "empty: memory format ", *memory_format,
+      " is not supported on CUDA yet. Pass Contiguous.");
+  return empty_cuda(size, dtype.value_or(c10::kFloat),
+                    device.value_or(c10::Device(c10::kCUDA, -1)));
+}
+
+at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
+                         std::optional<c10::ScalarType> dtype,
+                         std::optional<c10::Layout> layout,
+                         std::optional<c10::Device> device,
+                         std::optional<bool> pin_memory) {
+  check_factory_options("empty_strided", layout, device, pin_memory);
+  TORCH_CHECK(size.size() == stride.size(), "empty_strided: got ", size.size(),
+              " sizes ", size, " but ", stride.size(), " strides ", stride,
+              "; pass one stride per dimension.");
+  int64_t extent = 1;  // elements the strides reach
+  bool empty_tensor = false;
+  for (size_t d = 0; d < size.size(); ++d) {
+    TORCH_CHECK(stride[d] >= 0, "empty_strided: strides must be non-negative, "
+                "but got ", stride, ".");
+    if (size[d] == 0) empty_tensor = true;
+    extent += (size[d] - 1) * stride[d];
+  }
+  at::Tensor t = empty_cuda({empty_tensor ? 0 : extent}, dtype.value_or(c10::kFloat),
+                            device.value_or(c10::Device(c10::kCUDA, -1)),
+                            "empty_strided");
+  t.unsafeGetTensorImpl()->set_sizes_and_strides(size, stride, 0);
+  return t;
+}
+
+// ---- copy_ and fill_ -----------------------------------------------------------
+
+void memcpy_sync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
+                 c10::Device device) {
+  c10::DeviceGuard guard(device);
+  auto stream = static_cast<cudaStream_t>(current_stream(device));
+  C10_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, stream));
+  // Pageable host memory: the copy must be complete before the host side
+  // is read or freed (non_blocking needs pinned memory, not built yet).
+  C10_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+void copy_on_device(at::Tensor& self, const at::Tensor& src) {
+  TORCH_CHECK_NOT_IMPLEMENTED(self.device() == src.device() ||
+                                  (self.is_contiguous() && src.is_contiguous() &&
+                                   self.scalar_type() == src.scalar_type() &&
+                                   self.sizes() == src.sizes()),
+                              "copy_: between CUDA devices ", src.device(), " and ",
+                              self.device(), " only contiguous copies of the "
+                              "same dtype and shape are supported yet.");
+  if (self.device() != src.device()) {
+    c10::DeviceGuard guard(self.device());
+    auto stream = static_cast<cudaStream_t>(current_stream(self.device()));
+    C10_CUDA_CHECK(cudaMemcpyPeerAsync(self.data_ptr(), self.device().index(),
+                                       src.data_ptr(), src.device().index(),
+                                       self.nbytes(), stream));
+    return;
+  }
+  kernel_dtype(self.scalar_type(), "copy_");
+  kernel_dtype(src.scalar_type(), "copy_");
+  CUDAIterator iter(at::TensorIteratorConfig("copy_")
+                        .add_output(self)
+                        .add_input(src)
+                        .promote_inputs_to_common_dtype(false)
+                        .resize_outputs(false)
+                        .declare_static_shape(self.sizes()));
+  iter.run("copy_", [&](const kernels::Iteration& it, void* stream) {
+    return kernels::launch_copy(it, kernel_dtype(self.scalar_type(), "copy_"),
+                                kernel_dtype(src.scalar_type(), "copy_"), stream);
+  });
+}
+
+at::Tensor& copy_(at::Tensor& self, const at::Tensor& src, bool /*non_blocking*/) {
+  if (self.numel() == 0) return self;
+  if (self.is_cuda() && src.is_cuda()) {
+    copy_on_device(self, src);
+    return self;
+  }
+  TORCH_CHECK(self.is_cpu() || src.is_cpu(), "copy_: expected CPU and CUDA "
+              "tensors, got ", src.device(), " -> ", self.device(), ".");
+  if (self.is_cuda()) {
+    // CPU -> CUDA: convert and broadcast on the CPU, one memcpy, then a
+    // device copy if the destination is not contiguous.
+    at::Tensor host = src.to(self.scalar_type()).expand(self.sizes()).contiguous();
+    at::Tensor dst = self.is_contiguous()
+                         ? self
+                         : empty_cuda(self.sizes(), self.scalar_type(), self.device());
+    memcpy_sync(dst.data_ptr(), host.data_ptr(), host.nbytes(),
+                cudaMemcpyHostToDevice, self.device());
+    if (!self.is_contiguous()) copy_on_device(self, dst);
+    return self;
+  }
+  // CUDA -> CPU: make the source contiguous on the device, one memcpy into
+  // a CPU tensor of its dtype, then the CPU's copy_ converts and broadcasts.
+  at::Tensor dense = src.contiguous();
+  at::Tensor host = at::empty(dense.sizes(), at::TensorOptions().dtype(dense.scalar_type()));
+  memcpy_sync(host.data_ptr(), dense.data_ptr(), dense.nbytes(),
+              cudaMemcpyDeviceToHost, src.device());
+  self.copy_(host);
+  return self;
+}
+
+at::Tensor& fill_(at::Tensor& self, const c10::Scalar& value) {
+  if (self.numel() == 0) return self;
+  // The element's bits, converted as the CPU converts.
+  at::Tensor one = at::empty({}, at::TensorOptions().dtype(self.scalar_type()));
+  one.fill_(value);
+  uint64_t bits = 0;
+  std::memcpy(&bits, one.data_ptr(), one.itemsize());
+  CUDAIterator iter(at::TensorIteratorConfig("fill_")
+                        .add_output(self)
+                        .resize_outputs(false)
+                        .check_mem_overlap(false));
+  iter.run("fill_", [&](const kernels::Iteration& it, void* stream) {
+    return kernels::launch_fill(it, static_cast<int>(self.itemsize()), bits, stream);
+  });
+  return self;
+}
+
+c10::Scalar local_scalar_dense(const at::Tensor& self) {
+  return self.to(c10::kCPU).item();
+}
+
+// ---- pointwise -----------------------------------------------------------------
+
+at::Tensor& binary_out(const char* op, kernels::BinaryOp kind, const at::Tensor& self,
+                       const at::Tensor& other, double alpha, const at::Tensor& out,
+                       bool int_to_float = false) {
+  CUDAIterator iter(at::TensorIteratorConfig(op)
+                        .add_output(out)
+                        .add_input(self)
+                        .add_input(other)
+                        .promote_integer_inputs_to_float(int_to_float));
+  const kernels::Dtype dtype = kernel_dtype(iter.common_dtype(), op);
+  TORCH_CHECK_NOT_IMPLEMENTED(dtype != kernels::Dtype::kBool, op,
+                              ": Bool operands are not supported on CUDA yet.");
+  iter.run(op, [&](const kernels::Iteration& it, void* stream) {
+    return kernels::launch_binary(it, kind, dtype, alpha, stream);
+  });
+  return const_cast<at::Tensor&>(iter.output());
+}
+
+#define EMBER_CUDA_BINARY_ALPHA(name, kind)                                        \
+  at::Tensor& name##_out(const at::Tensor& self, const at::Tensor& other,          \
+                         const c10::Scalar& alpha, at::Tensor& out) {              \
+    binary_out(#name, kind, self, other, alpha.toDouble(), out);                   \
+    return out;                                                                    \
+  }                                                                                \
+  at::Tensor name(const at::Tensor& self, const at::Tensor& other,                 \
+                  const c10::Scalar& alpha) {                                      \
+    at::Tensor out;                                                                \
+    return binary_out(#name, kind, self, other, alpha.toDouble(), out);            \
+  }                                                                                \
+  at::Tensor& name##_(at::Tensor& self, const at::Tensor& other,                   \
+                      const c10::Scalar& alpha) {                                  \
+    binary_out(#name "_", kind, self, other, alpha.toDouble(), self);              \
+    return self;                                                                   \
+  }
+
+#define EMBER_CUDA_BINARY(name, kind, int_to_float)                                \
+  at::Tensor& name##_out(const at::Tensor& self, const at::Tensor& other,          \
+                         at::Tensor& out) {                                        \
+    binary_out(#name, kind, self, other, 1.0, out, int_to_float);                  \
+    return out;                                                                    \
+  }                                                                                \
+  at::Tensor name(const at::Tensor& self, const at::Tensor& other) {               \
+    at::Tensor out;                                                                \
+    return binary_out(#name, kind, self, other, 1.0, out, int_to_float);           \
+  }                                                                                \
+  at::Tensor& name##_(at::Tensor& self, const at::Tensor& other) {                 \
+    binary_out(#name "_", kind, self, other, 1.0, self, int_to_float);             \
+    return self;                                                                   \
+  }
+
+EMBER_CUDA_BINARY_ALPHA(add, kernels::BinaryOp::kAdd)
+EMBER_CUDA_BINARY_ALPHA(sub, kernels::BinaryOp::kSub)
+EMBER_CUDA_BINARY(mul, kernels::BinaryOp::kMul, false)
+EMBER_CUDA_BINARY(div, kernels::BinaryOp::kDiv, true)
+
+at::Tensor& unary_out(const char* op, kernels::UnaryOp kind, const at::Tensor& self,
+                      const at::Tensor& out, bool int_to_float) {
+  CUDAIterator iter(at::TensorIteratorConfig(op)
+                        .add_output(out)
+                        .add_input(self)
+                        .promote_integer_inputs_to_float(int_to_float));
+  const kernels::Dtype dtype = kernel_dtype(iter.common_dtype(), op);
+  TORCH_CHECK_NOT_IMPLEMENTED(dtype != kernels::Dtype::kBool, op,
+                              ": Bool operands are not supported on CUDA yet.");
+  iter.run(op, [&](const kernels::Iteration& it, void* stream) {
+    return kernels::launch_unary(it, kind, dtype, stream);
+  });
+  return const_cast<at::Tensor&>(iter.output());
+}
+
+#define EMBER_CUDA_UNARY(name, kind, int_to_float)                                 \
+  [[maybe_unused]] at::Tensor& name##_out(const at::Tensor& self,               \
+                                          at::Tensor& out) {                     \
+    unary_out(#name, kind, self, out, int_to_float);                               \
+    return out;                                                                    \
+  }                                                                                \
+  at::Tensor name(const at::Tensor& self) {                                        \
+    at::Tensor out;                                                                \
+    return unary_out(#name, kind, self, out, int_to_float);                        \
+  }                                                                                \
+  at::Tensor& name##_(at::Tensor& self) {                                          \
+    unary_out(#name "_", kind, self, self, int_to_float);                          \
+    return self;                                                                   \
+  }
+
+EMBER_CUDA_UNARY(relu, kernels::UnaryOp::kRelu, false)
+EMBER_CUDA_UNARY(neg, kernels::UnaryOp::kNeg, false)
+EMBER_CUDA_UNARY(abs, kernels::UnaryOp::kAbs, false)
+EMBER_CUDA_UNARY(exp, kernels::UnaryOp::kExp, true)
+EMBER_CUDA_UNARY(log, kernels::UnaryOp::kLog, true)
+EMBER_CUDA_UNARY(sqrt, kernels::UnaryOp::kSqrt, true)
+EMBER_CUDA_UNARY(tanh, kernels::UnaryOp::kTanh, true)
+EMBER_CUDA_UNARY(sigmoid, kernels::UnaryOp::kSigmoid, true)
+
+// ---- sum -------------------------------------------------------------------------
+
+at::Tensor sum(const at::Tensor& self, std::optional<c10::ScalarType> dtype) {
+  const c10::ScalarType in_type = self.scalar_type();
+  const bool integral = c10::isIntegralType(in_type, /*includeBool=*/true);
+  const c10::ScalarType out_type = dtype.value_or(integral ? c10::kLong : in_type);
+  // Integers accumulate in int64 from their own dtype; a requested dtype
+  // converts the input first, as on the CPU.
+  const at::Tensor input =
+      (dtype.has_value() && *dtype != in_type) ? self.to(out_type).contiguous()
+                                               : self.contiguous();
+  const c10::ScalarType acc_type =
+      c10::isIntegralType(input.scalar_type(), true) ? c10::kLong : input.scalar_type();
+  const kernels::Dtype kd = kernel_dtype(input.scalar_type(), "sum");
+  at::Tensor out = empty_cuda({}, acc_type, self.device(), "sum");
+  at::Tensor workspace = empty_cuda({kernels::sum_workspace_elems(input.numel())},
+                                    acc_type, self.device(), "sum");
+  c10::DeviceGuard guard(self.device());
+  CUDAIterator::check_launch(
+      "sum", kernels::launch_sum(input.data_ptr(), out.data_ptr(), workspace.data_ptr(),
+                                 input.numel(), kd, current_stream(self.device())));
+  return acc_type == out_type ? out : out.to(out_type);
+}
+
+}  // namespace
+
+TORCH_LIBRARY_IMPL(aten, CUDA, m) {
+  m.impl("empty.memory_format", TORCH_FN(empty));
+  m.impl("empty_strided", TORCH_FN(empty_strided));
+  m.impl("copy_", TORCH_FN(copy_));
+  m.impl("fill_.Scalar", TORCH_FN(fill_));
+  m.impl("_local_scalar_dense", TORCH_FN(local_scalar_dense));
+  m.impl("add.Tensor", TORCH_FN(add));
+  m.impl("add_.Tensor", TORCH_FN(add_));
+  m.impl("add.out", TORCH_FN(add_out));
+  m.impl("sub.Tensor", TORCH_FN(sub));
+  m.impl("sub_.Tensor", TORCH_FN(sub_));
+  m.impl("sub.out", TORCH_FN(sub_out));
+  m.impl("mul.Tensor", TORCH_FN(mul));
+  m.impl("mul_.Tensor", TORCH_FN(mul_));
+  m.impl("mul.out", TORCH_FN(mul_out));
+  m.impl("div.Tensor", TORCH_FN(div));
+  m.impl("div_.Tensor", TORCH_FN(div_));
+  m.impl("div.out", TORCH_FN(div_out));
+  m.impl("relu", TORCH_FN(relu));
+  m.impl("relu_", TORCH_FN(relu_));
+  m.impl("neg", TORCH_FN(neg));
+  m.impl("neg_", TORCH_FN(neg_));
+  m.impl("neg.out", TORCH_FN(neg_out));
+  m.impl("abs", TORCH_FN(abs));
+  m.impl("abs_", TORCH_FN(abs_));
+  m.impl("abs.out", TORCH_FN(abs_out));
+  m.impl("exp", TORCH_FN(exp));
+  m.impl("exp_", TORCH_FN(exp_));
+  m.impl("exp.out", TORCH_FN(exp_out));
+  m.impl("log", TORCH_FN(log));
+  m.impl("log_", TORCH_FN(log_));
+  m.impl("log.out", TORCH_FN(log_out));
+  m.impl("sqrt", TORCH_FN(sqrt));
+  m.impl("sqrt_", TORCH_FN(sqrt_));
+  m.impl("sqrt.out", TORCH_FN(sqrt_out));
+  m.impl("tanh", TORCH_FN(tanh));
+  m.impl("tanh_", TORCH_FN(tanh_));
+  m.impl("tanh.out", TORCH_FN(tanh_out));
+  m.impl("sigmoid", TORCH_FN(sigmoid));
+  m.impl("sigmoid_", TORCH_FN(sigmoid_));
+  m.impl("sigmoid.out", TORCH_FN(sigmoid_out));
+  m.impl("sum", TORCH_FN(sum));
+}
+
+}  // namespace cuda
+}  // namespace ember

@@ -1,0 +1,173 @@
+// The CUDA plugin on a real GPU: streams, guards and events, the caching
+// allocator on device memory, and every CUDA kernel against the CPU plugin
+// (exact for copies, fills and integer ops; a tolerance for floating point).
+// Tagged `gpu`: where there is no device every test skips and prints why.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
+#include <c10/cuda/CUDAGuard.h>
+#include <c10/cuda/CUDAStream.h>
+#include <torch/cuda.h>
+#include <torch/torch.h>
+
+#include "tests/support/error_of.h"
+
+namespace {
+
+using ::testing::HasSubstr;
+
+class Gpu : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!torch::cuda::is_available()) {
+      std::string reason = "no CUDA plugin";
+      if (c10::impl::hasDeviceGuardImpl(c10::kCUDA)) {
+        reason = c10::cuda::impl::cudaRuntime().unavailableReason();
+      }
+      GTEST_SKIP() << "no CUDA device: " << reason;
+    }
+    at::manual_seed(0);
+  }
+  const c10::Device cuda{c10::kCUDA, 0};
+};
+
+at::Tensor randn(std::vector<int64_t> sizes, c10::ScalarType dtype = c10::kFloat) {
+  return at::randn(sizes, at::TensorOptions().dtype(dtype));
+}
+
+void expect_close(const at::Tensor& gpu, const at::Tensor& cpu, double rtol = 1e-5,
+                  double atol = 1e-6) {
+  ASSERT_TRUE(gpu.is_cuda());
+  const at::Tensor back = gpu.to(c10::kCPU);
+  EXPECT_EQ(back.sizes(), cpu.sizes());
+  EXPECT_EQ(back.scalar_type(), cpu.scalar_type());
+  EXPECT_TRUE(at::allclose(back, cpu, rtol, atol)) << "gpu:\n" << back << "\ncpu:\n" << cpu;
+}
+
+void expect_equal(const at::Tensor& gpu, const at::Tensor& cpu) {
+  const at::Tensor back = gpu.to(c10::kCPU);
+  EXPECT_TRUE(back.equal(cpu)) << "gpu:\n" << back << "\ncpu:\n" << cpu;
+}
+
+TEST_F(Gpu, StreamsGuardsAndEvents) {
+  EXPECT_GT(c10::cuda::device_count(), 0);
+  const c10::cuda::CUDAStream def = c10::cuda::getDefaultCUDAStream();
+  EXPECT_EQ(c10::cuda::getCurrentCUDAStream(), def);
+  const c10::cuda::CUDAStream s = c10::cuda::getStreamFromPool();
+  EXPECT_NE(s, def);
+  EXPECT_NE(s.stream(), nullptr);
+  {
+    c10::cuda::CUDAStreamGuard guard(s);
+    EXPECT_EQ(c10::cuda::getCurrentCUDAStream(), s);
+  }
+  EXPECT_EQ(c10::cuda::getCurrentCUDAStream(), def);
+  {
+    c10::cuda::CUDAGuard guard(0);
+    EXPECT_EQ(c10::cuda::current_device(), 0);
+  }
+  at::cuda::CUDAEvent start(cudaEventDefault), end(cudaEventDefault);
+  start.record(s);
+  at::Tensor x = at::ones({1 << 20}, at::TensorOptions().device(cuda));
+  end.record(s);
+  end.synchronize();
+  EXPECT_TRUE(end.query());
+  EXPECT_GE(start.elapsed_time(end), 0.0f);
+  torch::cuda::synchronize();
+  EXPECT_THAT(ember_test::errorOf([] { c10::cuda::CUDAGuard guard(100); }),
+              HasSubstr("CUDA device index 100 is out of range"));
+}
+
+TEST_F(Gpu, CachingAllocatorOnTheDevice) {
+  namespace alloc = c10::cuda::CUDACachingAllocator;
+  alloc::emptyCache();
+  const int64_t before = alloc::memory_stats(0)["allocated_bytes.all.current"];
+  {
+    at::Tensor t = at::empty({1000}, at::TensorOptions().device(cuda));
+    EXPECT_EQ(alloc::memory_stats(0)["allocated_bytes.all.current"], before + 4096);
+    // Used on a side stream, then freed: not reused before that stream passes.
+    alloc::recordStream(t.storage().data_ptr(), c10::cuda::getStreamFromPool());
+  }
+  EXPECT_EQ(alloc::memory_stats(0)["allocated_bytes.all.current"], before);
+  EXPECT_GT(alloc::memory_stats(0)["reserved_bytes.all.current"], 0);
+  torch::cuda::synchronize();
+  alloc::emptyCache();
+  EXPECT_THAT(alloc::memory_summary(0), HasSubstr("allocated_bytes (all)"));
+}
+
+TEST_F(Gpu, CopiesRoundTripExactly) {
+  for (c10::ScalarType dt : {c10::kFloat, c10::kDouble, c10::kLong, c10::kInt, c10::kBool}) {
+    const at::Tensor cpu = randn({5, 7}).mul(10).to(dt);
+    expect_equal(cpu.to(cuda), cpu);
+    // Non-contiguous both ways, and a device-side dtype conversion.
+    expect_equal(cpu.t().to(cuda), cpu.t().contiguous());
+    at::Tensor dst = at::empty({7, 5}, at::TensorOptions().device(cuda).dtype(dt)).t();
+    dst.copy_(cpu);
+    expect_equal(dst, cpu);
+    expect_equal(cpu.to(cuda).to(c10::kDouble), cpu.to(c10::kDouble));
+  }
+  EXPECT_EQ(at::full({}, 3.5, at::TensorOptions().device(cuda)).item().toDouble(), 3.5);
+}
+
+TEST_F(Gpu, FillsAndFactories) {
+  expect_equal(at::zeros({4, 3}, at::TensorOptions().device(cuda)), at::zeros({4, 3}));
+  expect_equal(at::ones({4, 3}, at::TensorOptions().device(cuda).dtype(c10::kLong)),
+               at::ones({4, 3}, at::TensorOptions().dtype(c10::kLong)));
+  expect_equal(at::full({2, 2}, 2.5, at::TensorOptions().device(cuda).dtype(c10::kDouble)),
+               at::full({2, 2}, 2.5, at::TensorOptions().dtype(c10::kDouble)));
+  const at::Tensor s = at::empty_strided({2, 3}, {1, 2}, at::TensorOptions().device(cuda));
+  EXPECT_EQ(s.strides(), (std::vector<int64_t>{1, 2}));
+}
+
+TEST_F(Gpu, PointwiseMatchesTheCpu) {
+  const at::Tensor a = randn({3, 1}), b = randn({1, 4}), c = randn({4, 3}).t();
+  const at::Tensor ga = a.to(cuda), gb = b.to(cuda), gc = c.to(cuda);
+  expect_close(at::add(ga, gb, 2.0), at::add(a, b, 2.0));     // broadcast
+  expect_close(at::sub(ga, gc), at::sub(a, c));                // strided input
+  expect_close(at::mul(gc, gb), at::mul(c, b));
+  expect_close(at::div(ga, gb), at::div(a, b));
+  const at::Tensor ia = at::arange(12).reshape({3, 4});
+  expect_equal(at::mul(ia.to(cuda), ia.to(cuda)), at::mul(ia, ia));
+  expect_close(at::div(ia.to(cuda), ia.to(cuda).add(at::ones({1}, at::TensorOptions().dtype(c10::kLong).device(cuda)))),
+               at::div(ia, ia.add(at::ones({1}, at::TensorOptions().dtype(c10::kLong)))));
+  expect_close(at::add(ga, ia.to(cuda)), at::add(a, ia));      // type promotion
+  at::Tensor inplace = gc.clone();
+  inplace.mul_(gc);
+  expect_close(inplace, c.mul(c));
+  at::Tensor out = at::empty({3, 4}, at::TensorOptions().device(cuda));
+  at::add_out(out, ga, gb);
+  expect_close(out, at::add(a, b));
+  for (auto [g, cpu] : {std::pair{at::relu(gc), at::relu(c)}, {at::neg(gc), at::neg(c)},
+                        {at::abs(gc), at::abs(c)}, {at::exp(gc), at::exp(c)},
+                        {at::log(at::abs(gc)), at::log(at::abs(c))},
+                        {at::sqrt(at::abs(gc)), at::sqrt(at::abs(c))},
+                        {at::tanh(gc), at::tanh(c)}, {at::sigmoid(gc), at::sigmoid(c)}}) {
+    expect_close(g, cpu);
+  }
+  expect_equal(at::relu(ia.sub(at::full({1}, 5, at::TensorOptions().dtype(c10::kLong))).to(cuda)),
+               at::relu(ia.sub(at::full({1}, 5, at::TensorOptions().dtype(c10::kLong)))));
+}
+
+TEST_F(Gpu, SumMatchesTheCpu) {
+  const at::Tensor x = randn({1000, 1000});
+  expect_close(at::sum(x.to(cuda)), at::sum(x), 1e-4, 1e-3);
+  const at::Tensor i = at::arange(100000).reshape({100, 1000});
+  expect_equal(at::sum(i.to(cuda).to(c10::kInt)), at::sum(i.to(c10::kInt)));
+  expect_close(at::sum(x.to(cuda).t(), c10::kDouble), at::sum(x, c10::kDouble), 1e-9, 1e-9);
+}
+
+TEST_F(Gpu, MatmulThroughCublasMatchesTheCpu) {
+  const at::Tensor a = randn({64, 48}), b = randn({48, 32}), bias = randn({32});
+  expect_close(at::mm(a.to(cuda), b.to(cuda)), at::mm(a, b), 1e-5, 1e-5);
+  expect_close(at::mm(a.t().contiguous().to(cuda).t(), b.to(cuda)), at::mm(a, b), 1e-5, 1e-5);
+  expect_close(at::addmm(bias.to(cuda), a.to(cuda), b.to(cuda), 0.5, 2.0),
+               at::addmm(bias, a, b, 0.5, 2.0), 1e-5, 1e-5);
+  const at::Tensor ad = a.to(c10::kDouble), bd = b.to(c10::kDouble);
+  expect_close(at::mm(ad.to(cuda), bd.to(cuda)), at::mm(ad, bd), 1e-12, 1e-12);
+  EXPECT_THAT(ember_test::errorOf([&] { at::mm(a.to(cuda), a.to(cuda)); }),
+              HasSubstr("cannot be multiplied"));
+}
+
+}  // namespace

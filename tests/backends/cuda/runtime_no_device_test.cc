@@ -118,6 +118,50 @@ TEST_F(NoDevice, EveryRequestFailsWithTheReason) {
               StartsWith(prefix));
 }
 
+// A CUDA tensor made by hand (no device memory behind it: the kernels must
+// stop at the device check before touching it), to show that each kernel is
+// registered for the CUDA key and reaches that check in CI.
+at::Tensor handMadeCudaTensor(std::vector<int64_t> sizes) {
+  int64_t numel = 1;
+  for (int64_t s : sizes) numel *= s;
+  c10::Storage storage(c10::make_intrusive<c10::StorageImpl>(
+      c10::StorageImpl::use_byte_size_t(), static_cast<size_t>(numel) * 4,
+      c10::DataPtr(nullptr, c10::Device(c10::kCUDA, 0)), nullptr, false));
+  at::Tensor t(c10::make_intrusive<c10::TensorImpl>(
+      std::move(storage), c10::DispatchKeySet(c10::DispatchKey::CUDA), c10::kFloat));
+  t.unsafeGetTensorImpl()->set_sizes_contiguous(sizes);
+  return t;
+}
+
+TEST_F(NoDevice, EveryKernelIsRegisteredAndStopsAtTheDeviceCheck) {
+  const std::string prefix = expectedPrefix();
+  const at::Tensor x = handMadeCudaTensor({2, 2});
+  ASSERT_TRUE(x.is_cuda());
+  at::Tensor cpu = at::ones({2, 2});
+  at::Tensor y = x;
+  EXPECT_THAT(ember_test::errorOf([&] { cpu.copy_(x); }), StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] { y.copy_(cpu); }), StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] { y.copy_(x); }), StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] { y.fill_(1); }), StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] { at::add(x, x); }), StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] { at::sub(x, x); }), StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] { at::mul(x, x); }), StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] { at::div(x, x); }), StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] { y.mul_(x); }), StartsWith(prefix));
+  for (auto op : {&at::relu, &at::neg, &at::abs, &at::exp, &at::log, &at::sqrt,
+                  &at::tanh, &at::sigmoid}) {
+    EXPECT_THAT(ember_test::errorOf([&] { op(x); }), StartsWith(prefix));
+  }
+  EXPECT_THAT(ember_test::errorOf([&] { at::sum(x); }), StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] { at::mm(x, x); }), StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] { at::addmm(x, x, x); }), StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([] { handMadeCudaTensor({1}).item(); }),
+              StartsWith(prefix));
+  // Argument checks come before the device: the user learns what is wrong.
+  EXPECT_THAT(ember_test::errorOf([&] { at::mm(x, handMadeCudaTensor({3, 2})); }),
+              HasSubstr("mm: shapes [2, 2] and [3, 2] cannot be multiplied"));
+}
+
 TEST_F(NoDevice, EmptyCacheWithoutADeviceDoesNothing) {
   EXPECT_EQ(ember_test::errorOf([] {
               c10::cuda::CUDACachingAllocator::emptyCache();

@@ -16,6 +16,7 @@
 
 #include "aten/TensorIterator.h"
 #include "backends/cuda/kernels/launch.h"
+#include "c10/core/DeviceGuard.h"
 #include "c10/core/ScalarType.h"
 
 namespace ember {
@@ -42,11 +43,15 @@ class CUDAIterator : public at::TensorIteratorBase {
   kernels::Iteration layout() const;
 
   // Runs `launch(layout, stream)` on the current stream of the operands'
-  // device, then copies temporaries back; throws if the launch failed.
+  // device, with that device current (a kernel must launch on its stream's
+  // device), then copies temporaries back; throws if the launch failed.
   template <typename Launch>
   void run(const char* op, Launch&& launch) {
     begin_run();
-    if (numel() > 0) check_launch(op, launch(layout(), current_stream(device())));
+    if (numel() > 0) {
+      c10::DeviceGuard guard(device());
+      check_launch(op, launch(layout(), current_stream(device())));
+    }
     finish_run();
   }
 

@@ -2,15 +2,18 @@
 // empty_strided, copy_ (CPU<->CUDA and on the device, any pair of the
 // supported dtypes), fill_, _local_scalar_dense (item()), add/sub/mul/div
 // (Tensor forms, functional, in-place, out=), relu/neg/abs/exp/log/sqrt/
-// tanh/sigmoid, and the full sum. mm/addmm are in blas.cc. Every other op
+// tanh/sigmoid, sum (all elements and over dimensions). mm/addmm are in blas.cc. Every other op
 // on a CUDA tensor fails with the dispatcher's "no kernel" error.
+#include <algorithm>
 #include <cstring>
+#include <vector>
 
 #include <cuda_runtime_api.h>
 
 #include "aten/Functions.h"
 #include "aten/Resize.h"
 #include "aten/Tensor.h"
+#include "aten/WrapDimUtils.h"
 #include "backends/cuda/CUDAGuardImpl.h"
 #include "backends/cuda/CUDAIterator.h"
 #include "backends/cuda/CUDARuntime.h"
@@ -373,6 +376,62 @@ at::Tensor sum(const at::Tensor& self, std::optional<c10::ScalarType> dtype) {
   return acc_type == out_type ? out : out.to(out_type);
 }
 
+// Note [CUDA sum over dimensions]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The kept dimensions are moved first and the reduced ones last, the result
+// is made contiguous (one device copy unless it already is), and each row
+// of the rows×cols matrix is summed by one block. Simple and deterministic;
+// not tuned (an input reduced over its leading dimension pays the copy).
+at::Tensor sum_dim(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
+                   std::optional<c10::ScalarType> dtype) {
+  const int64_t ndim = self.dim();
+  std::vector<bool> reduce(static_cast<size_t>(ndim), false);
+  if (!dim.has_value() || dim->empty()) {
+    std::fill(reduce.begin(), reduce.end(), true);
+  } else {
+    for (int64_t d : *dim) {
+      const int64_t w = at::maybe_wrap_dim(d, ndim, "sum");
+      TORCH_CHECK(!reduce[w], "sum: dimension ", d, " appears more than once in dim ",
+                  *dim, "; list each dimension once.");
+      reduce[w] = true;
+    }
+  }
+  const c10::ScalarType in_type = self.scalar_type();
+  const bool integral = c10::isIntegralType(in_type, /*includeBool=*/true);
+  const c10::ScalarType out_type = dtype.value_or(integral ? c10::kLong : in_type);
+  const at::Tensor input =
+      (dtype.has_value() && *dtype != in_type) ? self.to(out_type) : self;
+  std::vector<int64_t> perm, kept_sizes, out_sizes;
+  int64_t rows = 1, cols = 1;
+  for (int64_t d = 0; d < ndim; ++d) {
+    if (!reduce[d]) {
+      perm.push_back(d);
+      kept_sizes.push_back(self.size(d));
+      rows *= self.size(d);
+    }
+    out_sizes.push_back(reduce[d] ? 1 : self.size(d));
+  }
+  for (int64_t d = 0; d < ndim; ++d) {
+    if (reduce[d]) {
+      perm.push_back(d);
+      cols *= self.size(d);
+    }
+  }
+  const at::Tensor rows_major = ndim == 0 ? input.contiguous()
+                                          : input.permute(perm).contiguous();
+  const c10::ScalarType acc_type =
+      c10::isIntegralType(input.scalar_type(), true) ? c10::kLong : input.scalar_type();
+  const kernels::Dtype kd = kernel_dtype(input.scalar_type(), "sum");
+  at::Tensor out = empty_cuda(keepdim ? c10::IntArrayRef(out_sizes)
+                                      : c10::IntArrayRef(kept_sizes),
+                              acc_type, self.device(), "sum");
+  c10::DeviceGuard guard(self.device());
+  CUDAIterator::check_launch(
+      "sum", kernels::launch_sum_rows(rows_major.data_ptr(), out.data_ptr(), rows, cols,
+                                      kd, current_stream(self.device())));
+  return acc_type == out_type ? out : out.to(out_type);
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, CUDA, m) {
@@ -417,6 +476,7 @@ TORCH_LIBRARY_IMPL(aten, CUDA, m) {
   m.impl("sigmoid_", TORCH_FN(sigmoid_));
   m.impl("sigmoid.out", TORCH_FN(sigmoid_out));
   m.impl("sum", TORCH_FN(sum));
+  m.impl("sum.dim_IntList", TORCH_FN(sum_dim));
 }
 
 }  // namespace cuda

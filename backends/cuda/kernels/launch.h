@@ -59,6 +59,10 @@ std::string launch_unary(const Iteration& it, UnaryOp op, Dtype dtype, void* str
 int64_t sum_workspace_elems(int64_t n);
 std::string launch_sum(const void* in, void* out, void* workspace, int64_t n,
                        Dtype dtype, void* stream);
+// out[r] = sum of row r of the contiguous rows×cols matrix at `in` (the
+// accumulation types of launch_sum; rows < 2^31).
+std::string launch_sum_rows(const void* in, void* out, int64_t rows, int64_t cols,
+                            Dtype dtype, void* stream);
 
 }  // namespace kernels
 }  // namespace cuda

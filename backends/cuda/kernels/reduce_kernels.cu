@@ -1,7 +1,8 @@
-// backends/cuda/kernels/reduce_kernels.cu — sum of a contiguous range: each
+// backends/cuda/kernels/reduce_kernels.cu — sums. Of a contiguous range: each
 // block reduces a grid-stride share (warp shuffles, then shared memory) into
 // one partial; a second one-block launch adds the partials. Deterministic
-// (no atomics): the same input gives the same bits on every run.
+// (no atomics): the same input gives the same bits on every run. Of the
+// rows of a contiguous matrix (sum over dimensions): one block per row.
 #include "backends/cuda/kernels/loops.cuh"
 
 namespace ember {
@@ -55,7 +56,39 @@ std::string run(const void* in, void* out, void* workspace, int64_t n, void* str
   return launch_status();
 }
 
+// One block per row of a contiguous rows×cols matrix.
+template <typename T, typename Acc>
+__global__ void row_sums(const T* in, Acc* out, int64_t cols) {
+  const T* row = in + static_cast<int64_t>(blockIdx.x) * cols;
+  Acc acc = 0;
+  for (int64_t j = threadIdx.x; j < cols; j += kThreads) acc += static_cast<Acc>(row[j]);
+  acc = block_sum(acc);
+  if (threadIdx.x == 0) out[blockIdx.x] = acc;
+}
+
+template <typename T, typename Acc>
+std::string run_rows(const void* in, void* out, int64_t rows, int64_t cols, void* stream) {
+  if (rows == 0) return "";
+  if (rows > 0x7fffffff) return "sum: more than 2^31 - 1 output elements";
+  row_sums<T, Acc><<<static_cast<unsigned>(rows), kThreads, 0,
+                     static_cast<cudaStream_t>(stream)>>>(
+      static_cast<const T*>(in), static_cast<Acc*>(out), cols);
+  return launch_status();
+}
+
 }  // namespace
+
+std::string launch_sum_rows(const void* in, void* out, int64_t rows, int64_t cols,
+                            Dtype dtype, void* stream) {
+  switch (dtype) {
+    case Dtype::kFloat: return run_rows<float, float>(in, out, rows, cols, stream);
+    case Dtype::kDouble: return run_rows<double, double>(in, out, rows, cols, stream);
+    case Dtype::kLong: return run_rows<int64_t, int64_t>(in, out, rows, cols, stream);
+    case Dtype::kInt: return run_rows<int32_t, int64_t>(in, out, rows, cols, stream);
+    case Dtype::kBool: return run_rows<bool, int64_t>(in, out, rows, cols, stream);
+  }
+  return "sum: unknown dtype";
+}
 
 int64_t sum_workspace_elems(int64_t n) {
   const int64_t blocks = (n + kThreads * 4 - 1) / (kThreads * 4);

@@ -156,6 +156,17 @@ TEST_F(Gpu, SumMatchesTheCpu) {
   const at::Tensor i = at::arange(100000).reshape({100, 1000});
   expect_equal(at::sum(i.to(cuda).to(c10::kInt)), at::sum(i.to(c10::kInt)));
   expect_close(at::sum(x.to(cuda).t(), c10::kDouble), at::sum(x, c10::kDouble), 1e-9, 1e-9);
+  // Over dimensions: leading, trailing, several, negative, keepdim, dtype=.
+  const at::Tensor y = randn({4, 5, 6});
+  const at::Tensor gy = y.to(cuda);
+  for (std::vector<int64_t> dims : {std::vector<int64_t>{0}, {2}, {0, 2}, {-1, 1}, {}}) {
+    for (bool keepdim : {false, true}) {
+      expect_close(at::sum(gy, dims, keepdim), at::sum(y, dims, keepdim), 1e-5, 1e-5);
+    }
+  }
+  expect_equal(at::sum(i.to(cuda), {1}, false, c10::kLong), at::sum(i, {1}, false, c10::kLong));
+  EXPECT_THAT(ember_test::errorOf([&] { at::sum(gy, {0, 0}); }),
+              HasSubstr("appears more than once"));
 }
 
 TEST_F(Gpu, MatmulThroughCublasMatchesTheCpu) {

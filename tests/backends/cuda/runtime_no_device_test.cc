@@ -153,6 +153,7 @@ TEST_F(NoDevice, EveryKernelIsRegisteredAndStopsAtTheDeviceCheck) {
     EXPECT_THAT(ember_test::errorOf([&] { op(x); }), StartsWith(prefix));
   }
   EXPECT_THAT(ember_test::errorOf([&] { at::sum(x); }), StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] { at::sum(x, {1}); }), StartsWith(prefix));
   EXPECT_THAT(ember_test::errorOf([&] { at::mm(x, x); }), StartsWith(prefix));
   EXPECT_THAT(ember_test::errorOf([&] { at::addmm(x, x, x); }), StartsWith(prefix));
   EXPECT_THAT(ember_test::errorOf([] { handMadeCudaTensor({1}).item(); }),

@@ -141,10 +141,17 @@ grpc::Status call_blocking(Endpoint& to, ClientCall* call) {
 }
 
 void call_async(Endpoint& to, ClientCall* call, Done done, void* a, void* b) {
+  // The completion's closure holds one pointer, so std::function keeps it
+  // inline: a heap block allocated here and freed on gRPC's thread would be
+  // a report under TSan (operator new/delete are checked everywhere).
+  call->done_ = done;
+  call->done_a_ = a;
+  call->done_b_ = b;
   grpc::internal::CallbackUnaryCall(
       to.channel_.get(), *to.method_, &call->context_, &call->request,
-      &call->response,
-      [done, a, b](grpc::Status status) { done(a, b, std::move(status)); });
+      &call->response, [call](grpc::Status status) {
+        call->done_(call->done_a_, call->done_b_, std::move(status));
+      });
 }
 
 }  // namespace transport

@@ -30,6 +30,24 @@
 // interceptors from either kind of code. Completion callbacks are plain
 // function pointers with a pointer argument, so no closure written by an
 // instrumented thread is read through gRPC's invisible handoff.
+//
+// What is left (so the multi-process suites are still tagged no_tsan): TSan's
+// operator new/delete and memcpy interceptors are checked in every module
+// not named by a called_from_lib suppression. gRPC objects owned through
+// std::shared_ptr (a channel, found by tests/distributed under
+// --config=tsan) are freed by the header-inline shared_ptr code in this
+// shared object, while gRPC's own threads earlier read strings inside them
+// through libstdc++'s out-of-line std::string copy; the order between the
+// two lives in libgrpc and is invisible, so TSan reports "operator delete
+// vs. memcpy" at a channel's destruction. Suppressing libstdc++ with
+// called_from_lib would also drop the pthread calls of
+// std::condition_variable (TSan skips every interceptor of an ignored
+// library), and a race: suppression cannot name the frames, which are
+// uninstrumented. With the transport split and the suppressions of
+// tests/distributed/tsan_suppressions.cc every other report is gone: under
+// --config=tsan wire_test, rref_test and launch_test passed, rpc_test 6 of 7
+// and fault_test 0 of 3, each failure one report of this kind and none in
+// Ember's code.
 #pragma once
 
 #include <grpcpp/grpcpp.h>
@@ -120,6 +138,9 @@ struct ClientCall {
   friend void call_async(Endpoint& to, ClientCall* call, Done done, void* a,
                          void* b);
   grpc::ClientContext context_;
+  Done done_ = nullptr;  // call_async's
+  void* done_a_ = nullptr;
+  void* done_b_ = nullptr;
 };
 
 }  // namespace transport

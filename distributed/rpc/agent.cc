@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <sstream>
 
@@ -87,6 +88,18 @@ std::string route_address(const std::string& host) {
   return out;
 }
 
+std::string read_pem(const std::string& path, const char* option) {
+  std::ifstream in(path, std::ios::binary);
+  TORCH_CHECK(in.good(), "init_rpc: cannot read RpcBackendOptions::", option,
+              " '", path, "'; pass the path of a PEM file.");
+  std::ostringstream s;
+  s << in.rdbuf();
+  TORCH_CHECK(s.str().find("-----BEGIN") != std::string::npos,
+              "init_rpc: RpcBackendOptions::", option, " '", path,
+              "' is not a PEM file (no -----BEGIN line).");
+  return s.str();
+}
+
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::string(v) : fallback;
@@ -156,6 +169,20 @@ Agent::Agent(std::string name, int rank, int world_size,
   char host[256] = {0};
   gethostname(host, sizeof(host) - 1);
   hostname_ = host;
+  const bool any_tls = !options_.tls_cert_chain.empty() ||
+                       !options_.tls_private_key.empty() ||
+                       !options_.tls_root_certs.empty();
+  if (any_tls) {
+    TORCH_CHECK(!options_.tls_cert_chain.empty() &&
+                    !options_.tls_private_key.empty() &&
+                    !options_.tls_root_certs.empty(),
+                "init_rpc: TLS needs all of tls_cert_chain, tls_private_key "
+                "and tls_root_certs; got only some of them.");
+    tls_.cert_chain = read_pem(options_.tls_cert_chain, "tls_cert_chain");
+    tls_.private_key = read_pem(options_.tls_private_key, "tls_private_key");
+    tls_.root_certs = read_pem(options_.tls_root_certs, "tls_root_certs");
+    tls_.server_name = options_.tls_server_name;
+  }
 }
 
 Agent::~Agent() {
@@ -215,8 +242,8 @@ void Agent::start() {
   // What gRPC's threads read in handle() is published under mutex_ before
   // they can run (See Note [TSan and gRPC] in transport.h).
   { std::lock_guard<std::mutex> g(mutex_); }
-  server_ = transport::Server::start(addresses, &Agent::on_request, this,
-                                     &tcp_port);
+  server_ = transport::Server::start(addresses, tls_, &Agent::on_request,
+                                     this, &tcp_port);
   TORCH_CHECK(server_ != nullptr && tcp_port != 0, "init_rpc: worker '",
               name_, "' (rank ", rank_, ") could not listen on ", bind,
               rank_ == 0 ? " (MASTER_ADDR:MASTER_PORT; is the port in use?)"
@@ -304,7 +331,7 @@ void Agent::rendezvous() {
       (master_host_.find(':') != std::string::npos ? "[" + master_host_ + "]"
                                                    : master_host_) +
       ":" + std::to_string(master_port_);
-  transport::Endpoint endpoint(master);
+  transport::Endpoint endpoint(master, tls_);
   ember::rpc::Envelope env;
   env.set_kind(ember::rpc::JOIN_CALL);
   env.set_token(token_);
@@ -346,7 +373,7 @@ void Agent::connect_peers(const ember::rpc::WorkerTable& table) {
     const bool local = options_.use_unix_sockets && !p->unix_address.empty() &&
                        p->hostname == hostname_;
     p->endpoint = std::make_unique<transport::Endpoint>(
-        local ? p->unix_address : p->tcp_address);
+        local ? p->unix_address : p->tcp_address, tls_);
     peers[w.rank()] = std::move(p);
   }
   for (int r = 0; r < world_size_; ++r) {

@@ -216,6 +216,7 @@ class Agent : public std::enable_shared_from_this<Agent> {
   int master_port_ = 0;
   std::string token_;
   std::string hostname_;
+  transport::Tls tls_;  // read-only after the constructor
 
   std::unique_ptr<transport::Server> server_;
   std::string tcp_address_;

@@ -55,6 +55,15 @@ class Service final : public ember::rpc::RpcAgent::WithRawCallbackMethod_Call<
   void* arg_;
 };
 
+std::shared_ptr<grpc::ServerCredentials> server_credentials(const Tls& tls) {
+  if (!tls.enabled()) return grpc::InsecureServerCredentials();
+  grpc::SslServerCredentialsOptions options(
+      GRPC_SSL_REQUEST_AND_REQUIRE_CLIENT_CERTIFICATE_AND_VERIFY);
+  options.pem_root_certs = tls.root_certs;
+  options.pem_key_cert_pairs.push_back({tls.private_key, tls.cert_chain});
+  return grpc::SslServerCredentials(options);
+}
+
 }  // namespace
 
 void finish(ServerCall call, grpc::ByteBuffer reply) {
@@ -72,8 +81,8 @@ struct Server::Impl {
 };
 
 std::unique_ptr<Server> Server::start(const std::vector<std::string>& addresses,
-                                      Handler handler, void* arg,
-                                      int* first_port) {
+                                      const Tls& tls, Handler handler,
+                                      void* arg, int* first_port) {
   auto impl = std::make_unique<Impl>();
   impl->service = std::make_unique<Service>(handler, arg);
   grpc::ServerBuilder builder;
@@ -85,7 +94,7 @@ std::unique_ptr<Server> Server::start(const std::vector<std::string>& addresses,
   set_bulk_args([&](const char* k, int v) { builder.AddChannelArgument(k, v); });
   *first_port = 0;
   for (size_t i = 0; i < addresses.size(); ++i) {
-    builder.AddListeningPort(addresses[i], grpc::InsecureServerCredentials(),
+    builder.AddListeningPort(addresses[i], server_credentials(tls),
                              i == 0 ? first_port : nullptr);
   }
   builder.RegisterService(impl->service.get());
@@ -102,7 +111,7 @@ void Server::shutdown(double grace_s) {
   impl_->server->Wait();
 }
 
-Endpoint::Endpoint(const std::string& target) {
+Endpoint::Endpoint(const std::string& target, const Tls& tls) {
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(-1);
   args.SetMaxSendMessageSize(-1);
@@ -117,8 +126,19 @@ Endpoint::Endpoint(const std::string& target) {
   // One connection per peer channel, not shared with other channels.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   set_bulk_args([&](const char* k, int v) { args.SetInt(k, v); });
-  channel_ = grpc::CreateCustomChannel(
-      target, grpc::InsecureChannelCredentials(), args);
+  std::shared_ptr<grpc::ChannelCredentials> credentials =
+      grpc::InsecureChannelCredentials();
+  if (tls.enabled()) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = tls.root_certs;
+    ssl.pem_private_key = tls.private_key;
+    ssl.pem_cert_chain = tls.cert_chain;
+    credentials = grpc::SslCredentials(ssl);
+    if (!tls.server_name.empty()) {
+      args.SetSslTargetNameOverride(tls.server_name);
+    }
+  }
+  channel_ = grpc::CreateCustomChannel(target, credentials, args);
   // Registered once per channel: a call then skips the method lookup.
   method_ = std::make_unique<grpc::internal::RpcMethod>(
       kMethod, grpc::internal::RpcMethod::NORMAL_RPC, channel_);

@@ -62,6 +62,15 @@ namespace distributed {
 namespace rpc {
 namespace transport {
 
+// TLS material (PEM text), or none when cert_chain is empty.
+struct Tls {
+  std::string cert_chain;
+  std::string private_key;
+  std::string root_certs;
+  std::string server_name;
+  bool enabled() const { return !cert_chain.empty(); }
+};
+
 // One incoming call. Finished exactly once, with finish() or fail(), from
 // any thread; valid until then.
 struct ServerCall {
@@ -85,8 +94,8 @@ class Server {
   // address); *first_port is the port of the first. Null when it could not
   // listen.
   static std::unique_ptr<Server> start(const std::vector<std::string>& addresses,
-                                       Handler handler, void* arg,
-                                       int* first_port);
+                                       const Tls& tls, Handler handler,
+                                       void* arg, int* first_port);
   ~Server();
   // Stops taking calls and waits for the running ones; after grace_s those
   // still running are cancelled.
@@ -109,7 +118,7 @@ void call_async(Endpoint& to, ClientCall* call, Done done, void* a, void* b);
 // A channel to one peer with the agent's method registered on it.
 class Endpoint {
  public:
-  explicit Endpoint(const std::string& target);
+  Endpoint(const std::string& target, const Tls& tls);
   ~Endpoint();
   Endpoint(const Endpoint&) = delete;
   Endpoint& operator=(const Endpoint&) = delete;

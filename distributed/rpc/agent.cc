@@ -757,9 +757,9 @@ void Agent::on_done(void* self, void* call, grpc::Status status) {
 // rpc_sync (and other callers that wait at once) make a blocking gRPC call:
 // the calling thread polls for its own reply, so the reply wakes it
 // directly instead of a gRPC callback thread that then wakes it through the
-// Future (one context switch less per call; the round trip of a small op
-// went from 1160 us to the figures in docs/benchmarks.md). Both kinds share
-// complete(), the accounting (outstanding_, pending_) and cancellation.
+// Future (one context switch less per call; figures in docs/benchmarks.md).
+// Both kinds share complete(), the accounting (outstanding_, pending_) and
+// cancellation.
 void Agent::complete(PendingCall* call, grpc::Status status) {
   // Taking the agent's mutex first orders everything send() wrote into
   // `call` before what follows, for TSan too: gRPC's own synchronization is

@@ -11,6 +11,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <random>
 #include <sstream>
 
@@ -21,8 +22,6 @@ namespace distributed {
 namespace rpc {
 
 namespace {
-
-constexpr char kMethod[] = "/ember.rpc.RpcAgent/Call";
 
 std::string status_text(const grpc::Status& s) {
   static const char* const kNames[] = {
@@ -36,11 +35,6 @@ std::string status_text(const grpc::Status& s) {
   std::string name = code >= 0 && code <= 16 ? kNames[code] : "code " +
                                                    std::to_string(code);
   return "gRPC " + name + ": " + s.error_message();
-}
-
-std::chrono::system_clock::time_point deadline_after(double seconds) {
-  return std::chrono::system_clock::now() +
-         std::chrono::microseconds(static_cast<int64_t>(seconds * 1e6));
 }
 
 // Constant-time comparison, so a wrong token's timing says nothing about
@@ -94,6 +88,18 @@ std::string route_address(const std::string& host) {
   return out;
 }
 
+std::string read_pem(const std::string& path, const char* option) {
+  std::ifstream in(path, std::ios::binary);
+  TORCH_CHECK(in.good(), "init_rpc: cannot read RpcBackendOptions::", option,
+              " '", path, "'; pass the path of a PEM file.");
+  std::ostringstream s;
+  s << in.rdbuf();
+  TORCH_CHECK(s.str().find("-----BEGIN") != std::string::npos,
+              "init_rpc: RpcBackendOptions::", option, " '", path,
+              "' is not a PEM file (no -----BEGIN line).");
+  return s.str();
+}
+
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::string(v) : fallback;
@@ -108,22 +114,10 @@ c10::Error make_error(const std::string& message) {
 // ---------------------------------------------------------------------------
 // Server.
 
-class AgentService final
-    : public ember::rpc::RpcAgent::WithRawCallbackMethod_Call<
-          ember::rpc::RpcAgent::Service> {
- public:
-  explicit AgentService(Agent* agent) : agent_(agent) {}
-  grpc::ServerUnaryReactor* Call(grpc::CallbackServerContext* context,
-                                 const grpc::ByteBuffer* request,
-                                 grpc::ByteBuffer* response) override {
-    grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-    agent_->handle(request, response, reactor);
-    return reactor;
-  }
-
- private:
-  Agent* agent_;
-};
+void Agent::on_request(void* self, const grpc::ByteBuffer& request,
+                       transport::ServerCall call) {
+  static_cast<Agent*>(self)->handle(request, call);
+}
 
 Agent::Agent(std::string name, int rank, int world_size,
              RpcBackendOptions options)
@@ -175,6 +169,20 @@ Agent::Agent(std::string name, int rank, int world_size,
   char host[256] = {0};
   gethostname(host, sizeof(host) - 1);
   hostname_ = host;
+  const bool any_tls = !options_.tls_cert_chain.empty() ||
+                       !options_.tls_private_key.empty() ||
+                       !options_.tls_root_certs.empty();
+  if (any_tls) {
+    TORCH_CHECK(!options_.tls_cert_chain.empty() &&
+                    !options_.tls_private_key.empty() &&
+                    !options_.tls_root_certs.empty(),
+                "init_rpc: TLS needs all of tls_cert_chain, tls_private_key "
+                "and tls_root_certs; got only some of them.");
+    tls_.cert_chain = read_pem(options_.tls_cert_chain, "tls_cert_chain");
+    tls_.private_key = read_pem(options_.tls_private_key, "tls_private_key");
+    tls_.root_certs = read_pem(options_.tls_root_certs, "tls_root_certs");
+    tls_.server_name = options_.tls_server_name;
+  }
 }
 
 Agent::~Agent() {
@@ -194,24 +202,6 @@ void Agent::post(std::function<void()> task) {
     pool_tasks_.push_back(std::move(task));
   }
   pool_cv_.notify_one();
-}
-
-std::shared_ptr<grpc::Channel> Agent::make_channel(const std::string& target) {
-  grpc::ChannelArguments args;
-  args.SetMaxReceiveMessageSize(-1);
-  args.SetMaxSendMessageSize(-1);
-  // A dead peer is noticed by the transport (closed socket) at once; across
-  // hosts, keepalive pings notice a silent one within ~4 s.
-  args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, 2000);
-  args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 2000);
-  args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-  args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
-  args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 500);
-  // One connection per peer channel, not shared with other channels.
-  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
-  return grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(),
-                                   args);
 }
 
 void Agent::start() {
@@ -234,13 +224,6 @@ void Agent::start() {
       }
     });
   }
-  service_ = std::make_unique<AgentService>(this);
-  grpc::ServerBuilder builder;
-  builder.SetMaxReceiveMessageSize(-1);
-  builder.SetMaxSendMessageSize(-1);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 1000);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MAX_PING_STRIKES, 0);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
   // Rank 0 listens at the rendezvous address; the others on the interface
   // of the route to it, on a port the system picks.
   int tcp_port = 0;
@@ -250,14 +233,17 @@ void Agent::start() {
                           ? "[" + bind_host + "]"
                           : bind_host) +
                      ":" + std::to_string(rank_ == 0 ? master_port_ : 0);
-  builder.AddListeningPort(bind, grpc::InsecureServerCredentials(), &tcp_port);
+  std::vector<std::string> addresses{bind};
   if (options_.use_unix_sockets) {
     unix_address_ = "unix-abstract:ember-rpc-" + std::to_string(getpid()) +
                     "-" + random_hex(8);
-    builder.AddListeningPort(unix_address_, grpc::InsecureServerCredentials());
+    addresses.push_back(unix_address_);
   }
-  builder.RegisterService(service_.get());
-  server_ = builder.BuildAndStart();
+  // What gRPC's threads read in handle() is published under mutex_ before
+  // they can run (See Note [TSan and gRPC] in transport.h).
+  { std::lock_guard<std::mutex> g(mutex_); }
+  server_ = transport::Server::start(addresses, tls_, &Agent::on_request,
+                                     this, &tcp_port);
   TORCH_CHECK(server_ != nullptr && tcp_port != 0, "init_rpc: worker '",
               name_, "' (rank ", rank_, ") could not listen on ", bind,
               rank_ == 0 ? " (MASTER_ADDR:MASTER_PORT; is the port in use?)"
@@ -276,8 +262,7 @@ void Agent::start() {
       stopping_ = true;
     }
     admit_deferred();  // refused: not ready
-    server_->Shutdown(deadline_after(0.5));
-    server_->Wait();
+    server_->shutdown(0.5);
     throw;
   }
 }
@@ -294,8 +279,8 @@ void Agent::rendezvous() {
   self.set_unix_address(unix_address_);
   self.set_hostname(hostname_);
   if (rank_ == 0) {
+    std::unique_lock<std::mutex> l(mutex_);  // handle_join reads token_
     if (token_.empty()) token_ = random_hex(16);
-    std::unique_lock<std::mutex> l(mutex_);
     joined_[0] = self;
     rank_by_name_[name_] = 0;
     if (static_cast<int>(joined_.size()) < world_size_) {
@@ -319,7 +304,7 @@ void Agent::rendezvous() {
                             std::to_string(world_size_) +
                             "). Start every rank, or fix WORLD_SIZE.";
         for (auto& w : join_waiters_) {
-          reply_error(w.second.response, w.second.reactor,
+          reply_error(w.second.call,
                       ember::rpc::JOIN_RESPONSE, rendezvous_error_);
         }
         join_waiters_.clear();
@@ -334,7 +319,7 @@ void Agent::rendezvous() {
       ember::rpc::Envelope env;
       env.set_kind(ember::rpc::JOIN_RESPONSE);
       *env.mutable_table() = table;
-      reply(w.second.response, w.second.reactor, env);
+      reply(w.second.call, env);
     }
     join_waiters_.clear();
     l.unlock();
@@ -346,38 +331,22 @@ void Agent::rendezvous() {
       (master_host_.find(':') != std::string::npos ? "[" + master_host_ + "]"
                                                    : master_host_) +
       ":" + std::to_string(master_port_);
-  auto channel = make_channel(master);
-  grpc::GenericStub stub(channel);
+  transport::Endpoint endpoint(master, tls_);
   ember::rpc::Envelope env;
   env.set_kind(ember::rpc::JOIN_CALL);
   env.set_token(token_);
   env.set_from_rank(rank_);
   *env.mutable_join()->mutable_worker() = self;
   env.mutable_join()->set_world_size(world_size_);
-  grpc::ByteBuffer request = wire::encode_plain(env);
-  grpc::ByteBuffer response;
-  grpc::ClientContext ctx;
-  ctx.set_wait_for_ready(true);
-  ctx.set_deadline(deadline_after(options_.init_timeout + 5));
-  std::mutex m;
-  std::condition_variable cv;
-  bool done = false;
-  grpc::Status status;
-  stub.UnaryCall(&ctx, kMethod, grpc::StubOptions(), &request, &response,
-                 [&](grpc::Status s) {
-                   std::lock_guard<std::mutex> g(m);
-                   status = std::move(s);
-                   done = true;
-                   cv.notify_all();
-                 });
-  {
-    std::unique_lock<std::mutex> l(m);
-    cv.wait(l, [&] { return done; });
-  }
+  transport::ClientCall join;
+  join.request = wire::encode_plain(env);
+  join.set_wait_for_ready();
+  join.set_timeout(options_.init_timeout + 5);
+  grpc::Status status = transport::call_blocking(endpoint, &join);
   TORCH_CHECK(status.ok(), "init_rpc: worker '", name_, "' (rank ", rank_,
               ") could not join rank 0 at ", master, ": ", status_text(status),
               ". Check MASTER_ADDR/MASTER_PORT and that rank 0 is running.");
-  wire::Decoded reply = wire::decode(response);
+  wire::Decoded reply = wire::decode(join.response);
   TORCH_CHECK(reply.envelope.error().empty(), reply.envelope.error());
   TORCH_CHECK(reply.envelope.kind() == ember::rpc::JOIN_RESPONSE &&
                   reply.envelope.has_table(),
@@ -403,8 +372,8 @@ void Agent::connect_peers(const ember::rpc::WorkerTable& table) {
     p->hostname = w.hostname();
     const bool local = options_.use_unix_sockets && !p->unix_address.empty() &&
                        p->hostname == hostname_;
-    p->channel = make_channel(local ? p->unix_address : p->tcp_address);
-    p->stub = std::make_unique<grpc::GenericStub>(p->channel);
+    p->endpoint = std::make_unique<transport::Endpoint>(
+        local ? p->unix_address : p->tcp_address, tls_);
     peers[w.rank()] = std::move(p);
   }
   for (int r = 0; r < world_size_; ++r) {
@@ -420,14 +389,13 @@ void Agent::connect_peers(const ember::rpc::WorkerTable& table) {
   admit_deferred();
 }
 
-void Agent::handle_join(wire::Decoded& msg, grpc::ByteBuffer* response,
-                        grpc::ServerUnaryReactor* reactor) {
+void Agent::handle_join(wire::Decoded& msg, transport::ServerCall call) {
   const auto& join = msg.envelope.join();
   const auto& w = join.worker();
   std::unique_lock<std::mutex> l(mutex_);
   auto fail = [&](const std::string& why) {
     l.unlock();
-    reply_error(response, reactor, ember::rpc::JOIN_RESPONSE, why);
+    reply_error(call, ember::rpc::JOIN_RESPONSE, why);
   };
   if (rank_ != 0) {
     return fail("init_rpc: worker '" + name_ + "' (rank " +
@@ -476,47 +444,39 @@ void Agent::handle_join(wire::Decoded& msg, grpc::ByteBuffer* response,
   }
   joined_[w.rank()] = w;
   rank_by_name_[w.name()] = w.rank();
-  join_waiters_[w.rank()] = Waiter{response, reactor};
+  join_waiters_[w.rank()] = Waiter{call};
   if (static_cast<int>(joined_.size()) == world_size_) cv_.notify_all();
 }
 
 // ---------------------------------------------------------------------------
 // Requests.
 
-void Agent::reply(grpc::ByteBuffer* response,
-                  grpc::ServerUnaryReactor* reactor, ember::rpc::Envelope& env,
+void Agent::reply(transport::ServerCall call, ember::rpc::Envelope& env,
                   wire::Encoder* enc) {
   env.set_from_rank(rank_);
-  if (enc) {
-    *response = enc->finish(env);
-  } else {
-    *response = wire::encode_plain(env);
-  }
-  reactor->Finish(grpc::Status::OK);
+  transport::finish(call, enc ? enc->finish(env) : wire::encode_plain(env));
 }
 
-void Agent::reply_error(grpc::ByteBuffer* response,
-                        grpc::ServerUnaryReactor* reactor,
+void Agent::reply_error(transport::ServerCall call,
                         ember::rpc::MessageKind kind,
                         const std::string& error) {
   ember::rpc::Envelope env;
   env.set_kind(kind);
   env.set_error(error);
-  reply(response, reactor, env);
+  reply(call, env);
 }
 
-void Agent::handle(const grpc::ByteBuffer* request, grpc::ByteBuffer* response,
-                   grpc::ServerUnaryReactor* reactor) {
+void Agent::handle(const grpc::ByteBuffer& request, transport::ServerCall call) {
   wire::Decoded msg;
   try {
-    msg = wire::decode(*request);
+    msg = wire::decode(request);
   } catch (const c10::Error& e) {
-    reactor->Finish(
-        grpc::Status(grpc::StatusCode::INVALID_ARGUMENT, e.what_without_backtrace()));
+    transport::fail(call, grpc::StatusCode::INVALID_ARGUMENT,
+                    e.what_without_backtrace());
     return;
   }
   if (msg.envelope.kind() == ember::rpc::JOIN_CALL) {
-    handle_join(msg, response, reactor);
+    handle_join(msg, call);
     return;
   }
   std::unique_lock<std::mutex> l(mutex_);
@@ -524,11 +484,11 @@ void Agent::handle(const grpc::ByteBuffer* request, grpc::ByteBuffer* response,
     // A peer that finished rendezvous first may call before this worker has
     // the table (and the token): the request waits for it (See Note
     // [Requests before rendezvous]).
-    deferred_.push_back(Deferred{std::move(msg), response, reactor});
+    deferred_.push_back(Deferred{std::move(msg), call});
     return;
   }
   l.unlock();
-  admit(std::move(msg), response, reactor);
+  admit(std::move(msg), call);
 }
 
 // Note [Requests before rendezvous]
@@ -537,27 +497,25 @@ void Agent::handle(const grpc::ByteBuffer* request, grpc::ByteBuffer* response,
 // call another that has not yet read rank 0's answer. Such a request is
 // kept (unchecked: the token is not known yet) and admitted when the table
 // arrives, or refused if rendezvous fails; at most kMaxDeferred wait.
-void Agent::admit(wire::Decoded msg, grpc::ByteBuffer* response,
-                  grpc::ServerUnaryReactor* reactor) {
+void Agent::admit(wire::Decoded msg, transport::ServerCall call) {
   {
     std::lock_guard<std::mutex> g(mutex_);
     if (!ready_ || token_.empty() ||
         !same_secret(msg.envelope.token(), token_)) {
-      reactor->Finish(grpc::Status(
-          grpc::StatusCode::PERMISSION_DENIED,
-          ready_ ? "the call does not carry this group's token"
-                 : "this worker is not serving (init_rpc failed or RPC is "
-                   "shutting down)"));
+      transport::fail(call, grpc::StatusCode::PERMISSION_DENIED,
+                      ready_ ? "the call does not carry this group's token"
+                             : "this worker is not serving (init_rpc failed "
+                               "or RPC is shutting down)");
       return;
     }
     if (msg.envelope.from_rank() < 0 ||
         msg.envelope.from_rank() >= world_size_) {
-      reactor->Finish(grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
-                                   "rpc: bad message: from_rank out of range"));
+      transport::fail(call, grpc::StatusCode::INVALID_ARGUMENT,
+                      "rpc: bad message: from_rank out of range");
       return;
     }
   }
-  dispatch(std::move(msg), response, reactor);
+  dispatch(std::move(msg), call);
 }
 
 void Agent::admit_deferred() {
@@ -566,17 +524,38 @@ void Agent::admit_deferred() {
     std::lock_guard<std::mutex> g(mutex_);
     waiting.swap(deferred_);
   }
-  for (auto& d : waiting) admit(std::move(d.msg), d.response, d.reactor);
+  for (auto& d : waiting) admit(std::move(d.msg), d.call);
 }
 
-void Agent::dispatch(wire::Decoded msg, grpc::ByteBuffer* response,
-                     grpc::ServerUnaryReactor* reactor) {
+// See Note [Agent threads] in agent.h: a built-in (aten::) operator on
+// small arguments with no RRef among them neither blocks nor takes long, so
+// it runs on the gRPC thread that decoded the request: the handoff to the
+// pool (a wake-up and a context switch on each side) cost more than the op.
+bool Agent::runs_inline(const wire::Decoded& msg) const {
+  if (msg.envelope.op().compare(0, 6, "aten::") != 0) return false;
+  size_t bytes = 0;
+  for (const auto& v : msg.envelope.values()) {
+    if (v.has_rref()) return false;
+    if (v.has_tensor()) bytes += v.tensor().nbytes();
+    if (v.has_tensor_list()) {
+      for (const auto& t : v.tensor_list().tensors()) bytes += t.nbytes();
+    }
+    if (v.has_optional_tensor_list()) {
+      for (const auto& t : v.optional_tensor_list().tensors()) {
+        bytes += t.tensor().nbytes();
+      }
+    }
+  }
+  return bytes <= kInlineMaxBytes;
+}
+
+void Agent::dispatch(wire::Decoded msg, transport::ServerCall call) {
   using ember::rpc::Envelope;
   const int from = msg.envelope.from_rank();
   const std::string node = "Error on Node " + std::to_string(rank_) + ": ";
   switch (msg.envelope.kind()) {
     case ember::rpc::OP_CALL: {
-      auto run = [this, node, response, reactor](wire::Decoded m) {
+      auto run = [this, node, call](wire::Decoded m) {
         Envelope env;
         env.set_kind(ember::rpc::OP_RESPONSE);
         wire::Encoder enc;
@@ -596,17 +575,21 @@ void Agent::dispatch(wire::Decoded msg, grpc::ByteBuffer* response,
           enc = wire::Encoder();
           env.set_error(node + e.what());
         }
-        reply(response, reactor, env, &enc);
+        reply(call, env, &enc);
       };
+      if (runs_inline(msg)) {
+        run(std::move(msg));
+        return;
+      }
       auto shared = std::make_shared<wire::Decoded>(std::move(msg));
       post([run, shared] { run(std::move(*shared)); });
       return;
     }
     case ember::rpc::REMOTE_CALL:
-      handle_remote(std::move(msg), response, reactor);
+      handle_remote(std::move(msg), call);
       return;
     case ember::rpc::RREF_FETCH_CALL:
-      handle_fetch(msg, response, reactor);
+      handle_fetch(msg, call);
       return;
     case ember::rpc::RREF_USER_DELETE: {
       GloballyUniqueId rid{msg.envelope.rref_id().worker(),
@@ -616,7 +599,7 @@ void Agent::dispatch(wire::Decoded msg, grpc::ByteBuffer* response,
       remove_fork(rid, fid);
       Envelope env;
       env.set_kind(ember::rpc::RREF_ACK);
-      reply(response, reactor, env);
+      reply(call, env);
       return;
     }
     case ember::rpc::RREF_FORK_REQUEST: {
@@ -627,7 +610,7 @@ void Agent::dispatch(wire::Decoded msg, grpc::ByteBuffer* response,
       add_fork(rid, fid);
       Envelope env;
       env.set_kind(ember::rpc::RREF_ACK);
-      reply(response, reactor, env);
+      reply(call, env);
       return;
     }
     case ember::rpc::RREF_CHILD_ACCEPT: {
@@ -644,33 +627,33 @@ void Agent::dispatch(wire::Decoded msg, grpc::ByteBuffer* response,
       }
       Envelope env;
       env.set_kind(ember::rpc::RREF_ACK);
-      reply(response, reactor, env);
+      reply(call, env);
       // `child` may be the last handle of the parent's user: releasing it
       // sends a delete, outside the lock and after the reply.
       return;
     }
     case ember::rpc::SHUTDOWN_BARRIER_CALL:
-      handle_barrier(msg, response, reactor);
+      handle_barrier(msg, call);
       return;
     case ember::rpc::PING: {
       Envelope env;
       env.set_kind(ember::rpc::PONG);
-      reply(response, reactor, env);
+      reply(call, env);
       return;
     }
     case ember::rpc::FORWARD_AUTOGRAD_REQ:
     case ember::rpc::BACKWARD_AUTOGRAD_REQ:
     case ember::rpc::CLEANUP_AUTOGRAD_CONTEXT_REQ:
-      reply_error(response, reactor,
+      reply_error(call,
                   static_cast<ember::rpc::MessageKind>(msg.envelope.kind() + 1),
                   node + "distributed autograd messages are not implemented "
                          "yet (issue 10)");
       return;
     default:
-      reactor->Finish(grpc::Status(
-          grpc::StatusCode::INVALID_ARGUMENT,
+      transport::fail(
+          call, grpc::StatusCode::INVALID_ARGUMENT,
           "rpc: bad message: kind " + std::to_string(msg.envelope.kind()) +
-              " from rank " + std::to_string(from) + " is not a request"));
+              " from rank " + std::to_string(from) + " is not a request");
       return;
   }
 }
@@ -679,9 +662,7 @@ void Agent::dispatch(wire::Decoded msg, grpc::ByteBuffer* response,
 // Calls.
 
 struct Agent::PendingCall {
-  grpc::ClientContext context;
-  grpc::ByteBuffer request;
-  grpc::ByteBuffer response;
+  transport::ClientCall rpc;
   c10::intrusive_ptr<Future> future = c10::make_intrusive<Future>();
   ReplyHandler handler;
   int to = -1;
@@ -718,7 +699,7 @@ void Agent::note_dead(int rank) {
 c10::intrusive_ptr<Future> Agent::send(int to, ember::rpc::Envelope& request,
                                        wire::Encoder& encoder, double timeout,
                                        const std::string& what,
-                                       ReplyHandler handler) {
+                                       ReplyHandler handler, bool blocking) {
   // Everything the completion reads is written before the call is
   // published under mutex_, which the completion takes first (Note [TSan
   // and gRPC] in docs/distributed.md).
@@ -739,90 +720,110 @@ c10::intrusive_ptr<Future> Agent::send(int to, ember::rpc::Envelope& request,
   owned->timeout = timeout;
   owned->what = what;
   owned->handler = std::move(handler);
-  owned->request = encoder.finish(request);
-  if (timeout > 0) owned->context.set_deadline(deadline_after(timeout));
+  owned->rpc.request = encoder.finish(request);
+  owned->rpc.set_timeout(timeout);
   auto future = owned->future;
-  grpc::GenericStub* stub;
+  Peer* peer;
   {
     std::lock_guard<std::mutex> g(mutex_);
     TORCH_CHECK(!closed_, "rpc: ", what, " after shutdown(); RPC is shut "
                 "down on this worker.");
-    stub = peers_.at(to)->stub.get();
+    peer = peers_.at(to).get();
     ++outstanding_;
     pending_.insert(owned.get());
   }
   PendingCall* call = owned.release();
+  if (blocking) {
+    // See Note [Synchronous calls].
+    grpc::Status status = transport::call_blocking(*peer->endpoint, &call->rpc);
+    complete(call, std::move(status));
+    return future;
+  }
   // A raw pointer: shutdown() waits for every completion (outstanding_)
   // before the agent can go, and the agent must never be destroyed on a
   // gRPC thread.
-  Agent* self = this;
-  stub->UnaryCall(
-      &call->context, kMethod, grpc::StubOptions(), &call->request,
-      &call->response, [self, call](grpc::Status status) {
-        // Taking the agent's mutex first orders everything send() wrote
-        // into `call` before what follows, for TSan too: gRPC's own
-        // synchronization is invisible to it (Note [TSan and gRPC] in
-        // docs/distributed.md).
-        WorkerInfo peer;
-        {
-          std::lock_guard<std::mutex> g(self->mutex_);
-          self->pending_.erase(call);
-          peer = self->peers_[call->to]->info;
-        }
-        const std::string who =
-            "'" + peer.name + "' (rank " + std::to_string(peer.id) + ")";
-        std::exception_ptr error;
-        c10::IValue value;
-        if (status.ok()) {
-          try {
-            wire::Decoded d = wire::decode(call->response);
-            if (!d.envelope.error().empty()) {
-              error = std::make_exception_ptr(make_error(d.envelope.error()));
-            } else {
-              value = call->handler(d);
-            }
-          } catch (const c10::Error& e) {
-            error = std::make_exception_ptr(e);
-          } catch (...) {
-            error = std::current_exception();
-          }
-        } else if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
-          std::ostringstream s;
-          s << "rpc: " << call->what << " to " << who << " timed out after "
-            << call->timeout
-            << " s; a late reply is dropped. Pass a larger timeout (0 for "
-               "none) or find out why the worker is slow.";
-          error = std::make_exception_ptr(make_error(s.str()));
-        } else if (status.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
-          error = std::make_exception_ptr(make_error(
-              "rpc: " + call->what + " to " + who + " was refused: " +
-              status.error_message() +
-              ". Every worker must use the same EMBER_RPC_TOKEN."));
-        } else if (status.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
-          error = std::make_exception_ptr(make_error(
-              "rpc: " + call->what + " to " + who +
-              " was rejected: " + status.error_message()));
-        } else {
-          if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
-            self->note_dead(call->to);
-          }
-          error = std::make_exception_ptr(make_error(
-              "rpc: " + call->what + " to " + who +
-              " failed: the worker is unreachable or died (" +
-              status_text(status) + ")."));
-        }
-        auto fut = call->future;
-        delete call;
-        if (error) {
-          fut->setError(error);
-        } else {
-          fut->markCompleted(std::move(value));
-        }
-        std::lock_guard<std::mutex> g(self->mutex_);
-        --self->outstanding_;
-        self->cv_.notify_all();
-      });
+  transport::call_async(*peer->endpoint, &call->rpc, &Agent::on_done, this,
+                        call);
   return future;
+}
+
+void Agent::on_done(void* self, void* call, grpc::Status status) {
+  static_cast<Agent*>(self)->complete(static_cast<PendingCall*>(call),
+                                      std::move(status));
+}
+
+// Note [Synchronous calls]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// rpc_sync (and other callers that wait at once) make a blocking gRPC call:
+// the calling thread polls for its own reply, so the reply wakes it
+// directly instead of a gRPC callback thread that then wakes it through the
+// Future (one context switch less per call; figures in docs/benchmarks.md).
+// Both kinds share complete(), the accounting (outstanding_, pending_) and
+// cancellation.
+void Agent::complete(PendingCall* call, grpc::Status status) {
+  // Taking the agent's mutex first orders everything send() wrote into
+  // `call` before what follows, for TSan too: gRPC's own synchronization is
+  // invisible to it (Note [TSan and gRPC] in docs/distributed.md).
+  WorkerInfo peer;
+  {
+    std::lock_guard<std::mutex> g(mutex_);
+    pending_.erase(call);
+    peer = peers_[call->to]->info;
+  }
+  std::exception_ptr error;
+  c10::IValue value;
+  if (status.ok()) {
+    try {
+      wire::Decoded d = wire::decode(call->rpc.response);
+      if (!d.envelope.error().empty()) {
+        error = std::make_exception_ptr(make_error(d.envelope.error()));
+      } else {
+        value = call->handler(d);
+      }
+    } catch (const c10::Error& e) {
+      error = std::make_exception_ptr(e);
+    } catch (...) {
+      error = std::current_exception();
+    }
+  } else {
+    const std::string who =
+        "'" + peer.name + "' (rank " + std::to_string(peer.id) + ")";
+    if (status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+      std::ostringstream s;
+      s << "rpc: " << call->what << " to " << who << " timed out after "
+        << call->timeout
+        << " s; a late reply is dropped. Pass a larger timeout (0 for "
+           "none) or find out why the worker is slow.";
+      error = std::make_exception_ptr(make_error(s.str()));
+    } else if (status.error_code() == grpc::StatusCode::PERMISSION_DENIED) {
+      error = std::make_exception_ptr(make_error(
+          "rpc: " + call->what + " to " + who + " was refused: " +
+          status.error_message() +
+          ". Every worker must use the same EMBER_RPC_TOKEN."));
+    } else if (status.error_code() == grpc::StatusCode::INVALID_ARGUMENT) {
+      error = std::make_exception_ptr(make_error(
+          "rpc: " + call->what + " to " + who +
+          " was rejected: " + status.error_message()));
+    } else {
+      if (status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+        note_dead(call->to);
+      }
+      error = std::make_exception_ptr(make_error(
+          "rpc: " + call->what + " to " + who +
+          " failed: the worker is unreachable or died (" +
+          status_text(status) + ")."));
+    }
+  }
+  auto fut = call->future;
+  delete call;
+  if (error) {
+    fut->setError(error);
+  } else {
+    fut->markCompleted(std::move(value));
+  }
+  std::lock_guard<std::mutex> g(mutex_);
+  --outstanding_;
+  cv_.notify_all();
 }
 
 void Agent::encode_args(int to, const std::vector<RpcArg>& args,
@@ -862,12 +863,11 @@ void Agent::wait_outstanding() {
 // Shutdown barrier (rank 0 coordinates; see "Shutdown and faults" in
 // docs/distributed.md).
 
-void Agent::handle_barrier(wire::Decoded& msg, grpc::ByteBuffer* response,
-                           grpc::ServerUnaryReactor* reactor) {
+void Agent::handle_barrier(wire::Decoded& msg, transport::ServerCall call) {
   std::unique_lock<std::mutex> l(mutex_);
   if (rank_ != 0) {
     l.unlock();
-    reply_error(response, reactor, ember::rpc::SHUTDOWN_BARRIER_RESPONSE,
+    reply_error(call, ember::rpc::SHUTDOWN_BARRIER_RESPONSE,
                 "rpc: the shutdown barrier runs on rank 0");
     return;
   }
@@ -877,10 +877,10 @@ void Agent::handle_barrier(wire::Decoded& msg, grpc::ByteBuffer* response,
     env.set_kind(ember::rpc::SHUTDOWN_BARRIER_RESPONSE);
     for (int d : barrier_dead_) env.add_dead_ranks(d);
     l.unlock();
-    reply(response, reactor, env);
+    reply(call, env);
     return;
   }
-  barrier_waiters_.push_back(Waiter{response, reactor});
+  barrier_waiters_.push_back(Waiter{call});
   maybe_release_barrier_locked();
 }
 
@@ -898,8 +898,7 @@ void Agent::maybe_release_barrier_locked() {
     env.set_kind(ember::rpc::SHUTDOWN_BARRIER_RESPONSE);
     env.set_from_rank(rank_);
     for (int d : barrier_dead_) env.add_dead_ranks(d);
-    *w.response = wire::encode_plain(env);
-    w.reactor->Finish(grpc::Status::OK);
+    transport::finish(w.call, wire::encode_plain(env));
   }
   barrier_waiters_.clear();
   cv_.notify_all();
@@ -972,7 +971,7 @@ void Agent::shutdown(bool graceful) {
   } else {
     std::lock_guard<std::mutex> g(mutex_);
     stopping_ = true;
-    for (auto* c : pending_) c->context.TryCancel();
+    for (auto* c : pending_) c->rpc.cancel();
   }
   {
     std::lock_guard<std::mutex> g(mutex_);
@@ -990,13 +989,13 @@ void Agent::shutdown(bool graceful) {
         make_error("rpc: the owner of this RRef shut down")));
   }
   owners.clear();
-  server_->Shutdown(deadline_after(graceful ? 2.0 : 0.1));
-  server_->Wait();
+  server_->shutdown(graceful ? 2.0 : 0.1);
   wait_outstanding();
   {
     std::lock_guard<std::mutex> g(mutex_);
     owners_.clear();
     children_.clear();
+    deleted_forks_.clear();
     for (auto& u : users_) {
       if (auto s = u.second.lock()) forget_user(*s);
     }

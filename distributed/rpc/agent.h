@@ -12,13 +12,16 @@
 // Operators (op calls and remote calls) run on the agent's pool
 // (RpcBackendOptions::num_worker_threads): they may be long, or wait for
 // other workers (RRef arguments fork and fetch), and must not stall gRPC's
-// threads. Client calls are callback unary calls
-// on one GenericStub per peer; their completion runs on a gRPC thread and
-// completes the caller's Future there.
+// threads. The exception is an op call of a built-in (aten::) operator
+// with no RRef argument and at most kInlineMaxBytes of tensors: it runs on
+// the gRPC thread, as the pool's handoff costs more than such an op.
+// Client calls go through one channel per peer with the method registered
+// on it: asynchronous ones are callback unary calls whose completion runs on
+// a gRPC thread and completes the caller's Future there; rpc_sync's are
+// blocking calls polled by the caller (Note [Synchronous calls] in
+// agent.cc).
 #pragma once
 
-#include <grpcpp/grpcpp.h>
-#include <grpcpp/generic/generic_stub.h>
 
 #include <atomic>
 #include <condition_variable>
@@ -33,8 +36,8 @@
 #include <thread>
 #include <vector>
 
-#include "distributed/rpc/rpc.grpc.pb.h"
 #include "distributed/rpc/rpc.h"
+#include "distributed/rpc/transport.h"
 #include "distributed/rpc/wire.h"
 
 namespace torch {
@@ -115,11 +118,13 @@ class Agent : public std::enable_shared_from_this<Agent> {
   // Sends `request` (token and from_rank are filled in here) to `to` and
   // completes the returned Future with handler(reply), or with an error
   // naming the worker: the callee's ("Error on Node <to>: ..."), a timeout,
-  // or the transport's. timeout in seconds, 0 = none.
+  // or the transport's. timeout in seconds, 0 = none. blocking: make the
+  // call on this thread and return a completed Future (See Note
+  // [Synchronous calls] in agent.cc).
   c10::intrusive_ptr<Future> send(int to, ember::rpc::Envelope& request,
                                   wire::Encoder& encoder, double timeout,
                                   const std::string& what,
-                                  ReplyHandler handler);
+                                  ReplyHandler handler, bool blocking = false);
 
   // Builds the arguments of a call: values, and RRefs forked to `to`.
   void encode_args(int to, const std::vector<RpcArg>& args,
@@ -139,16 +144,19 @@ class Agent : public std::enable_shared_from_this<Agent> {
   void forget_user(detail::RRefState& s);
 
  private:
-  friend class AgentService;
   struct Peer {
     WorkerInfo info;
     std::string tcp_address;
     std::string unix_address;
     std::string hostname;
-    std::shared_ptr<grpc::Channel> channel;
-    std::unique_ptr<grpc::GenericStub> stub;
+    std::unique_ptr<transport::Endpoint> endpoint;
   };
   struct PendingCall;
+  void complete(PendingCall* call, grpc::Status status);
+  // transport's callbacks (See Note [TSan and gRPC] in transport.h).
+  static void on_request(void* self, const grpc::ByteBuffer& request,
+                         transport::ServerCall call);
+  static void on_done(void* self, void* call, grpc::Status status);
   // The owner side of one RRef: its value (ready later) and live forks.
   struct Owner {
     Owner();   // counted for debug::rref_counts()
@@ -160,40 +168,36 @@ class Agent : public std::enable_shared_from_this<Agent> {
   };
 
   // Server side.
-  void handle(const grpc::ByteBuffer* request, grpc::ByteBuffer* response,
-              grpc::ServerUnaryReactor* reactor);
-  void admit(wire::Decoded msg, grpc::ByteBuffer* response,
-             grpc::ServerUnaryReactor* reactor);
+  void handle(const grpc::ByteBuffer& request, transport::ServerCall call);
+  void admit(wire::Decoded msg, transport::ServerCall call);
   void admit_deferred();
-  void dispatch(wire::Decoded msg, grpc::ByteBuffer* response,
-                grpc::ServerUnaryReactor* reactor);
-  void reply(grpc::ByteBuffer* response, grpc::ServerUnaryReactor* reactor,
+  void dispatch(wire::Decoded msg, transport::ServerCall call);
+  void reply(transport::ServerCall call,
              ember::rpc::Envelope& env, wire::Encoder* enc = nullptr);
-  void reply_error(grpc::ByteBuffer* response,
-                   grpc::ServerUnaryReactor* reactor,
+  void reply_error(transport::ServerCall call,
                    ember::rpc::MessageKind kind, const std::string& error);
   // Runs an op for a request: resolves RRef arguments (may block).
   std::vector<c10::IValue> resolve_args(wire::Decoded& msg, double timeout,
                                         std::vector<std::shared_ptr<detail::RRefState>>* held);
-  void handle_join(wire::Decoded& msg, grpc::ByteBuffer* response,
-                   grpc::ServerUnaryReactor* reactor);
-  void handle_barrier(wire::Decoded& msg, grpc::ByteBuffer* response,
-                      grpc::ServerUnaryReactor* reactor);
+  void handle_join(wire::Decoded& msg, transport::ServerCall call);
+  void handle_barrier(wire::Decoded& msg, transport::ServerCall call);
   void maybe_release_barrier_locked();
-  void handle_remote(wire::Decoded msg, grpc::ByteBuffer* response,
-                     grpc::ServerUnaryReactor* reactor);
-  void handle_fetch(wire::Decoded& msg, grpc::ByteBuffer* response,
-                    grpc::ServerUnaryReactor* reactor);
+  void handle_remote(wire::Decoded msg, transport::ServerCall call);
+  void handle_fetch(wire::Decoded& msg, transport::ServerCall call);
   void post(std::function<void()> task);
+  // An op call that runs on the gRPC thread (See Note [Agent threads]).
+  bool runs_inline(const wire::Decoded& msg) const;
+  static constexpr size_t kInlineMaxBytes = 64 << 10;
 
   // Rendezvous.
   void rendezvous();
   void connect_peers(const ember::rpc::WorkerTable& table);
-  std::shared_ptr<grpc::Channel> make_channel(const std::string& target);
 
   // RRef owner side (rref.cc).
   std::shared_ptr<Owner> get_or_create_owner(const GloballyUniqueId& id);
-  void add_fork(const GloballyUniqueId& rref_id,
+  // False when the fork was already deleted (See Note [Deletes before
+  // forks] in rref.cc).
+  bool add_fork(const GloballyUniqueId& rref_id,
                 const GloballyUniqueId& fork_id);
   void remove_fork(const GloballyUniqueId& rref_id,
                    const GloballyUniqueId& fork_id);
@@ -212,9 +216,9 @@ class Agent : public std::enable_shared_from_this<Agent> {
   int master_port_ = 0;
   std::string token_;
   std::string hostname_;
+  transport::Tls tls_;  // read-only after the constructor
 
-  std::unique_ptr<grpc::Service> service_;
-  std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<transport::Server> server_;
   std::string tcp_address_;
   std::string unix_address_;
 
@@ -232,16 +236,14 @@ class Agent : public std::enable_shared_from_this<Agent> {
   // See Note [Requests before rendezvous] in agent.cc.
   struct Deferred {
     wire::Decoded msg;
-    grpc::ByteBuffer* response;
-    grpc::ServerUnaryReactor* reactor;
+    transport::ServerCall call;
   };
   static constexpr size_t kMaxDeferred = 4096;
   std::vector<Deferred> deferred_;
 
   // Rank 0: rendezvous and barrier.
   struct Waiter {
-    grpc::ByteBuffer* response;
-    grpc::ServerUnaryReactor* reactor;
+    transport::ServerCall call;
   };
   std::map<int, ember::rpc::WorkerEntry> joined_;
   std::map<int, Waiter> join_waiters_;
@@ -255,6 +257,9 @@ class Agent : public std::enable_shared_from_this<Agent> {
   std::map<GloballyUniqueId, std::weak_ptr<detail::RRefState>> users_;
   // Forks this worker made of its user RRefs, kept until the child accepts.
   std::map<GloballyUniqueId, std::shared_ptr<detail::RRefState>> children_;
+  // Forks deleted before they were recorded (Note [Deletes before forks]).
+  std::set<GloballyUniqueId> deleted_forks_;
+  static constexpr size_t kMaxTombstones = 65536;
   std::atomic<int64_t> next_local_id_{0};
 
   // Pool for requests that block (See Note [Agent threads]).

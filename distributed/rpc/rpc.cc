@@ -64,13 +64,15 @@ bool is_initialized() {
   return g_agent != nullptr;
 }
 
-c10::intrusive_ptr<Future> rpc_async(const std::string& to,
-                                     const std::string& op,
-                                     std::vector<RpcArg> args,
-                                     double timeout) {
-  auto agent = current_agent("rpc_async");
-  TORCH_CHECK(timeout >= 0 || timeout == kUnsetRpcTimeout,
-              "rpc_async: timeout must be >= 0 (0: none), got ", timeout, ".");
+namespace {
+
+c10::intrusive_ptr<Future> call_op(const char* api, const std::string& to,
+                                   const std::string& op,
+                                   const std::vector<RpcArg>& args,
+                                   double timeout, bool blocking) {
+  auto agent = current_agent(api);
+  TORCH_CHECK(timeout >= 0 || timeout == kUnsetRpcTimeout, api,
+              ": timeout must be >= 0 (0: none), got ", timeout, ".");
   const int dst = agent->rank_of(to);
   ember::rpc::Envelope env;
   env.set_kind(ember::rpc::OP_CALL);
@@ -90,12 +92,22 @@ c10::intrusive_ptr<Future> rpc_async(const std::string& to,
                                    "rpc: bad message: a response with ",
                                    d.values.size(), " values instead of 1");
                        return std::move(d.values[0]);
-                     });
+                     },
+                     blocking);
+}
+
+}  // namespace
+
+c10::intrusive_ptr<Future> rpc_async(const std::string& to,
+                                     const std::string& op,
+                                     std::vector<RpcArg> args,
+                                     double timeout) {
+  return call_op("rpc_async", to, op, args, timeout, /*blocking=*/false);
 }
 
 c10::IValue rpc_sync(const std::string& to, const std::string& op,
                      std::vector<RpcArg> args, double timeout) {
-  auto fut = rpc_async(to, op, std::move(args), timeout);
+  auto fut = call_op("rpc_sync", to, op, args, timeout, /*blocking=*/true);
   fut->waitAndThrow();
   return fut->value();
 }

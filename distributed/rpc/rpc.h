@@ -62,6 +62,12 @@ constexpr double kDefaultRpcTimeoutSeconds = 60.0;
 //   sockets instead of TCP.
 // num_worker_threads: threads that run the operators of incoming calls
 //   (PyTorch's default, 16); a call waits for a free one.
+// tls_cert_chain, tls_private_key, tls_root_certs: paths of PEM files. When
+//   the first two are set, every connection (rendezvous included) uses TLS
+//   through gRPC's SSL credentials, mutually: each worker presents its
+//   certificate and requires a peer certificate signed by tls_root_certs.
+// tls_server_name: the name the workers' certificates are issued for,
+//   checked instead of the address dialled (e.g. "ember-rpc").
 struct RpcBackendOptions {
   std::string init_method;
   double rpc_timeout = kDefaultRpcTimeoutSeconds;
@@ -69,6 +75,10 @@ struct RpcBackendOptions {
   std::string token;
   bool use_unix_sockets = true;
   int num_worker_threads = 16;
+  std::string tls_cert_chain;
+  std::string tls_private_key;
+  std::string tls_root_certs;
+  std::string tls_server_name;
 };
 
 // torch::distributed::rpc::WorkerInfo

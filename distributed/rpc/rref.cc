@@ -83,12 +83,23 @@ std::shared_ptr<Agent::Owner> Agent::get_or_create_owner(
   return o;
 }
 
-void Agent::add_fork(const GloballyUniqueId& rref_id,
+// Note [Deletes before forks]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The owner serves requests on several threads, so a user's delete can be
+// handled before the request that records its fork: a remote() that timed
+// out on its creator is released at once, and its REMOTE_CALL may still be
+// on its way. A delete of a fork the owner does not know leaves a tombstone
+// (at most kMaxTombstones), and the fork it names is then never recorded:
+// the late REMOTE_CALL is answered with an error without running, and no
+// owner entry is left behind for a user that no longer exists.
+bool Agent::add_fork(const GloballyUniqueId& rref_id,
                      const GloballyUniqueId& fork_id) {
   std::lock_guard<std::mutex> g(mutex_);
+  if (deleted_forks_.erase(fork_id)) return false;
   auto& o = owners_[rref_id];
   if (!o) o = std::make_shared<Owner>();
   o->forks.insert(fork_id);
+  return true;
 }
 
 void Agent::remove_fork(const GloballyUniqueId& rref_id,
@@ -96,7 +107,10 @@ void Agent::remove_fork(const GloballyUniqueId& rref_id,
   std::shared_ptr<Owner> dropped;  // freed outside the lock
   std::lock_guard<std::mutex> g(mutex_);
   auto it = owners_.find(rref_id);
-  if (it == owners_.end()) return;
+  if (it == owners_.end() || !it->second->forks.count(fork_id)) {
+    if (deleted_forks_.size() < kMaxTombstones) deleted_forks_.insert(fork_id);
+    return;
+  }
   it->second->forks.erase(fork_id);
   if (it->second->forks.empty()) {
     dropped = std::move(it->second);
@@ -163,13 +177,21 @@ RRef Agent::remote(int to, const std::string& op,
   return detail::RRefAccess::make(std::move(s));
 }
 
-void Agent::handle_remote(wire::Decoded msg, grpc::ByteBuffer* response,
-                          grpc::ServerUnaryReactor* reactor) {
+void Agent::handle_remote(wire::Decoded msg, transport::ServerCall call) {
   const GloballyUniqueId rid = from_proto(msg.envelope.rref_id());
   const GloballyUniqueId fid = from_proto(msg.envelope.fork_id());
-  add_fork(rid, fid);
+  if (!add_fork(rid, fid)) {
+    // See Note [Deletes before forks].
+    ember::rpc::Envelope env;
+    env.set_kind(ember::rpc::REMOTE_RESPONSE);
+    env.set_error("Error on Node " + std::to_string(rank_) + ": remote(" +
+                  msg.envelope.op() + ") arrived after its creator released "
+                  "the RRef (its remote() timed out); it was not run.");
+    reply(call, env);
+    return;
+  }
   std::shared_ptr<Owner> owner = get_or_create_owner(rid);
-  auto run = [this, owner, response, reactor](wire::Decoded m) {
+  auto run = [this, owner, call](wire::Decoded m) {
     ember::rpc::Envelope env;
     env.set_kind(ember::rpc::REMOTE_RESPONSE);
     std::string error;
@@ -190,19 +212,18 @@ void Agent::handle_remote(wire::Decoded msg, grpc::ByteBuffer* response,
       owner->value->setErrorIfNeeded(std::make_exception_ptr(make_error(error)));
       env.set_error(error);
     }
-    reply(response, reactor, env);
+    reply(call, env);
   };
   auto shared = std::make_shared<wire::Decoded>(std::move(msg));
   post([run, shared] { run(std::move(*shared)); });
 }
 
-void Agent::handle_fetch(wire::Decoded& msg, grpc::ByteBuffer* response,
-                         grpc::ServerUnaryReactor* reactor) {
+void Agent::handle_fetch(wire::Decoded& msg, transport::ServerCall call) {
   std::shared_ptr<Owner> owner =
       get_or_create_owner(from_proto(msg.envelope.rref_id()));
   // Answered when the value is ready: at once, or from the thread that
   // completes it. No thread waits.
-  owner->value->addCallback([this, response, reactor](Future& f) {
+  owner->value->addCallback([this, call](Future& f) {
     ember::rpc::Envelope env;
     env.set_kind(ember::rpc::RREF_FETCH_RESPONSE);
     wire::Encoder enc;
@@ -218,7 +239,7 @@ void Agent::handle_fetch(wire::Decoded& msg, grpc::ByteBuffer* response,
                       e.what_without_backtrace());
       }
     }
-    reply(response, reactor, env, &enc);
+    reply(call, env, &enc);
   });
 }
 

@@ -21,9 +21,10 @@
 // the header, which is cheaper than a slice's bookkeeping. On receipt every
 // size is checked against the frame before anything is allocated: the header
 // length against the frame, each tensor's nbytes against numel * element
-// size and the bytes left, and the payload must be consumed exactly. Each
-// tensor is copied once, from gRPC's slices into a new CPU tensor. Bool
-// tensors must hold only 0 and 1.
+// size and the bytes left, and the payload must be consumed exactly. A large
+// tensor whose bytes lie in one received slice, 64-byte aligned, is built
+// over that slice (which it keeps alive); any other is copied once, from
+// gRPC's slices into a new CPU tensor. Bool tensors must hold only 0 and 1.
 #pragma once
 
 #include <cstddef>
@@ -42,6 +43,9 @@ namespace rpc {
 namespace wire {
 
 constexpr size_t kZeroCopyMinBytes = 4096;
+// A received tensor of kZeroCopyMinBytes or more whose bytes lie in one of
+// gRPC's slices at an address aligned to this is not copied.
+constexpr size_t kZeroCopyAlignment = 64;
 
 // wire::Encoder
 //

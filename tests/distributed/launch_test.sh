@@ -5,6 +5,9 @@
 set -uo pipefail
 launch=$1
 program=$2
+# Under --config=tsan: the same called_from_lib suppressions as the gtest
+# suites' tsan_suppressions.cc (an example program does not link those).
+export TSAN_OPTIONS="${TSAN_OPTIONS:-}:suppressions=$3"
 out=$(timeout 30 "$launch" --nproc=2 "$program" 2>&1)
 rc=$?
 [ $rc -eq 0 ] || { echo "launch failed ($rc): $out" >&2; exit 1; }

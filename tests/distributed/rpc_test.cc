@@ -239,7 +239,7 @@ TEST(Rpc, RendezvousNamesAWrongWorldSizeAndMissingRanks) {
 
 TEST(Rpc, ApiErrorsBeforeInitAndOnBadArguments) {
   EXPECT_THAT(errorOf([] { rpc::rpc_sync("worker1", "aten::add.Tensor", {}); }),
-              HasSubstr("rpc_async: RPC is not initialized on this process; call "
+              HasSubstr("rpc_sync: RPC is not initialized on this process; call "
                         "rpc::init_rpc(name, rank, world_size) first."));
   EXPECT_THAT(errorOf([] { rpc::shutdown(); }),
               HasSubstr("shutdown: RPC is not initialized"));

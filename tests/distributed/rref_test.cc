@@ -163,8 +163,18 @@ TEST(RRef, ErrorsOfRemoteSurfaceOnUse) {
       EXPECT_THAT(errorOf([&] { later.to_here(0.1); }),
                   HasSubstr("rpc: to_here() to 'worker1' (rank 1) timed out after 0.1 s"));
       EXPECT_EQ(later.to_here().toInt(), 600);
+      // Once the handles are gone, worker1 holds no owner entry: not for the
+      // failed op, and not for the remote() that timed out on this side
+      // (its delete may even reach worker1 before the call itself).
+      bad = rpc::RRef();
+      slow = rpc::RRef();
+      later = rpc::RRef();
+      EXPECT_TRUE(wait_owners("worker1", 0)) << live_on("worker1")[0];
+      EXPECT_EQ(rpc::debug::rref_counts().users, 0);
     }
     rpc::shutdown();
+    EXPECT_EQ(rpc::debug::rref_counts().owners, 0);
+    EXPECT_EQ(rpc::debug::rref_counts().users, 0);
   });
   EXPECT_THAT(codes, Each(0));
 }

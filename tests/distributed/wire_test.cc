@@ -114,6 +114,61 @@ TEST(Wire, LargeTensorsAreSentWithoutCopyAndKeptAliveBySlices) {
   EXPECT_EQ(big.use_count(), before);
 }
 
+// A frame of a header slice and a payload slice over `payload` (not
+// copied: a static slice).
+grpc::ByteBuffer frame_over(const ember::rpc::Envelope& env, uint8_t* payload,
+                            size_t n) {
+  std::vector<grpc::Slice> slices;
+  slices.emplace_back(header(env));
+  slices.emplace_back(payload, n, grpc::Slice::STATIC_SLICE);
+  return grpc::ByteBuffer(slices.data(), slices.size());
+}
+
+TEST(Wire, ReceivedLargeTensorsInOneAlignedSliceAreNotCopied) {
+  constexpr int64_t kN = 4096;  // floats: 16 KiB, above kZeroCopyMinBytes
+  alignas(64) static uint8_t buffer[kN * 4 + 64];
+  for (int64_t i = 0; i < kN; ++i) {
+    const float v = static_cast<float>(i);
+    std::memcpy(buffer + 4 + i * 4, &v, 4);
+  }
+  ember::rpc::Envelope env;
+  auto* meta = env.add_values()->mutable_tensor();
+  meta->set_defined(true);
+  meta->set_dtype(ember::rpc::FLOAT32);
+  meta->add_sizes(kN);
+  meta->set_nbytes(kN * 4);
+  // Aligned: the tensor is built over the received bytes.
+  std::memmove(buffer, buffer + 4, kN * 4);
+  wire::Decoded in_place = wire::decode(frame_over(env, buffer, kN * 4));
+  at::TensorBase t = in_place.values[0].toTensorBase();
+  EXPECT_EQ(t.data_ptr(), static_cast<void*>(buffer));
+  EXPECT_EQ(static_cast<const float*>(t.data_ptr())[kN - 1], kN - 1.0f);
+  // 4 bytes off the alignment: copied once into a tensor of its own.
+  std::memmove(buffer + 4, buffer, kN * 4);
+  wire::Decoded copied = wire::decode(frame_over(env, buffer + 4, kN * 4));
+  at::TensorBase u = copied.values[0].toTensorBase();
+  EXPECT_NE(u.data_ptr(), static_cast<void*>(buffer + 4));
+  EXPECT_EQ(static_cast<const float*>(u.data_ptr())[kN - 1], kN - 1.0f);
+}
+
+TEST(Wire, ATensorBuiltOverASliceKeepsTheSliceAlive) {
+  at::Tensor big = at::arange(1 << 16, at::kFloat);
+  const size_t before = big.use_count();
+  ember::rpc::Envelope env;
+  wire::Encoder enc;
+  enc.add_value(env.add_values(), big);
+  at::TensorBase received;
+  {
+    // In one process the "received" slice is the sender's own memory.
+    wire::Decoded d = wire::decode(enc.finish(env));
+    received = d.values[0].toTensorBase();
+  }
+  EXPECT_EQ(received.data_ptr(), big.data_ptr());
+  EXPECT_EQ(big.use_count(), before + 1);  // through the slice it holds
+  received = at::TensorBase();
+  EXPECT_EQ(big.use_count(), before);
+}
+
 TEST(Wire, MalformedFramesAreRefusedWithAMessage) {
   EXPECT_THAT(errorOf([] { wire::decode(frame_of("ab")); }),
               HasSubstr("rpc: bad message: a frame shorter than its 4-byte header"));

@@ -5,7 +5,8 @@
 //
 // Rank 1 (a forked child) serves; rank 0 measures:
 //   - raw gRPC: a synchronous unary echo of 64 bytes (BlockingUnaryCall on
-//     a generic callback service), over TCP and over a unix socket;
+//     a generic callback service), over TCP and over a unix socket, and of
+//     4 MiB over the unix socket (bytes sent per second);
 //   - rpc_sync of aten::add.Tensor on two 3x3 floats: the round trip;
 //   - rpc_sync of aten::add.Tensor on two 4 MiB floats: bytes sent per
 //     second (8 MiB of arguments per call; 4 MiB come back);
@@ -92,12 +93,14 @@ double time_per_call_us(double seconds, F&& f) {
   return seconds_since(start) * 1e6 / static_cast<double>(n);
 }
 
-double raw_echo_us(const std::string& target, double seconds) {
+double raw_echo_us(const std::string& target, double seconds,
+                   size_t bytes = 64) {
   grpc::ChannelArguments args;
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  args.SetMaxReceiveMessageSize(-1);
   auto channel = grpc::CreateCustomChannel(
       target, grpc::InsecureChannelCredentials(), args);
-  std::string payload(64, 'x');
+  std::string payload(bytes, 'x');
   grpc::Slice slice(payload);
   grpc::ByteBuffer request(&slice, 1);
   grpc::internal::RpcMethod method("/bench.Echo/Echo",
@@ -136,6 +139,7 @@ int main(int argc, char** argv) {
                              grpc::InsecureServerCredentials());
     builder.AddListeningPort(echo_unix, grpc::InsecureServerCredentials());
     builder.RegisterCallbackGenericService(&echo);
+    builder.SetMaxReceiveMessageSize(-1);
     auto server = builder.BuildAndStart();
     rpc::init_rpc("worker1", 1, 2, options);
     rpc::shutdown();  // waits at the barrier until rank 0 is done
@@ -146,6 +150,9 @@ int main(int argc, char** argv) {
 
   const double echo_tcp = raw_echo_us("127.0.0.1:" + std::to_string(echo_port), seconds);
   const double echo_unix_us = raw_echo_us(echo_unix, seconds);
+  // gRPC's own ceiling for megabyte messages (default channel arguments).
+  const double echo_big_us = raw_echo_us(echo_unix, seconds, 4 << 20);
+  const double echo_big_gbps = (4 << 20) / (echo_big_us * 1e-6) / 1e9;
 
   at::Tensor a = at::ones({3, 3});
   at::Tensor b = at::ones({3, 3});
@@ -191,6 +198,9 @@ int main(int argc, char** argv) {
               echo_tcp, "78-94 us (notes)");
   std::printf("%-52s %9.1f us\n", "raw gRPC sync echo 64 B, unix socket (this run)",
               echo_unix_us);
+  std::printf("%-52s %9.2f GB/s 0.85 GB/s (notes) (%.0f us per call)\n",
+              "raw gRPC sync echo 4 MiB, unix socket (this run)", echo_big_gbps,
+              echo_big_us);
   std::printf("%-52s %9.1f us   414 us -> %.2fx PyTorch; %.2fx raw echo (TCP, this run)\n",
               "rpc_sync add 3x3 round trip", add_us, add_us / 414.0, add_us / echo_tcp);
   std::printf("%-52s %9.2f GB/s 2.5 GB/s -> %.2fx PyTorch (%.0f us per call)\n",

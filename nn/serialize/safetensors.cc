@@ -1,11 +1,7 @@
 #include "nn/serialize/safetensors.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -17,6 +13,7 @@
 #include "autograd/grad_mode.h"
 #include "c10/core/ScalarType.h"
 #include "c10/util/Exception.h"
+#include "c10/util/FileIO.h"
 #include "nn/serialize/json.h"
 
 namespace torch {
@@ -66,48 +63,6 @@ bool dtype_of(const std::string& name, c10::ScalarType* type) {
 // A name as it appears in messages: JSON-quoted, so that a NUL or a line
 // break inside it is shown as \u0000 or \n instead of cutting the message.
 std::string quote(const std::string& s) { return json::dump(json::Value::string(s)); }
-
-// A file descriptor closed on scope exit.
-struct Fd {
-  int fd = -1;
-  ~Fd() {
-    if (fd >= 0) ::close(fd);
-  }
-};
-
-void write_all(int fd, const void* data, size_t n, const std::string& path) {
-  const auto* p = static_cast<const char*>(data);
-  while (n > 0) {
-    const ssize_t w = ::write(fd, p, n);
-    if (w < 0 && errno == EINTR) continue;
-    TORCH_CHECK(w > 0, "safetensors::save: cannot write ", path, ": ", std::strerror(errno), ".");
-    p += w;
-    n -= static_cast<size_t>(w);
-  }
-}
-
-// Reads exactly n bytes at `offset`; false at end of file.
-bool read_at(int fd, void* data, size_t n, uint64_t offset) {
-  auto* p = static_cast<char*>(data);
-  while (n > 0) {
-    const ssize_t r = ::pread(fd, p, n, static_cast<off_t>(offset));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) return false;
-    p += r;
-    n -= static_cast<size_t>(r);
-    offset += static_cast<uint64_t>(r);
-  }
-  return true;
-}
-
-const char* file_kind(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  return "not a regular file";
-}
 
 }  // namespace
 
@@ -163,30 +118,14 @@ void save(const std::string& path, const std::vector<std::pair<std::string, at::
   }
 
   // Written beside the target, then renamed over it: See the header comment.
-  std::string tmp = path + ".tmp.XXXXXX";
-  Fd file;
-  file.fd = ::mkstemp(tmp.data());
-  TORCH_CHECK(file.fd >= 0, "safetensors::save: cannot create a temporary file next to ", path,
-              ": ", std::strerror(errno), ". Check that the directory exists and is writable.");
-  try {
-    write_all(file.fd, length, sizeof(length), path);
-    write_all(file.fd, text.data(), text.size(), path);
-    for (const at::Tensor& c : contiguous) {
-      const size_t bytes = static_cast<size_t>(c.numel()) * c.element_size();
-      if (bytes > 0) write_all(file.fd, c.data_ptr(), bytes, path);
-    }
-    TORCH_CHECK(::fchmod(file.fd, 0644) == 0 && ::fsync(file.fd) == 0,
-                "safetensors::save: cannot flush ", path, ": ", std::strerror(errno), ".");
-    const int fd = file.fd;
-    file.fd = -1;
-    TORCH_CHECK(::close(fd) == 0, "safetensors::save: cannot close ", path, ": ",
-                std::strerror(errno), ".");
-    TORCH_CHECK(::rename(tmp.c_str(), path.c_str()) == 0, "safetensors::save: cannot rename ", tmp,
-                " to ", path, ": ", std::strerror(errno), ".");
-  } catch (...) {
-    ::unlink(tmp.c_str());
-    throw;
+  c10::AtomicFileWriter file("safetensors::save", path);
+  file.write(length, sizeof(length));
+  file.write(text.data(), text.size());
+  for (const at::Tensor& c : contiguous) {
+    const size_t bytes = static_cast<size_t>(c.numel()) * c.element_size();
+    if (bytes > 0) file.write(c.data_ptr(), bytes);
   }
+  file.commit();
 }
 
 namespace {
@@ -314,25 +253,19 @@ class HeaderReader {
 File load(const std::string& path) {
   torch::NoGradGuard no_grad;
   HeaderReader reader(path);
-  Fd file;
-  // O_NONBLOCK: open() of a FIFO would wait for a writer for ever; the
-  // descriptor is only pread, and only once fstat says it is a regular file.
-  file.fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  TORCH_CHECK(file.fd >= 0, "safetensors::load: cannot open ", path, ": ",
-              errno == ELOOP ? "it is a symbolic link loop" : std::strerror(errno),
-              ". Check the path and its permissions.");
-  struct stat st {};
-  TORCH_CHECK(::fstat(file.fd, &st) == 0, "safetensors::load: cannot stat ", path, ": ",
-              std::strerror(errno), ".");
-  TORCH_CHECK(S_ISREG(st.st_mode), "safetensors::load: ", path, " is ", file_kind(st.st_mode),
-              ", not a regular file. Pass the path of a checkpoint file.");
-  const auto file_size = static_cast<uint64_t>(st.st_size);
+  const c10::UniqueFd file =
+      c10::open_regular_file("safetensors::load", path, "Pass the path of a checkpoint file.");
+  const uint64_t file_size = file.size();
+  // Reads exactly n bytes at `offset`; false at end of file.
+  const auto read_at = [&](void* data, size_t n, uint64_t offset) {
+    return c10::pread_exactly(file.get(), data, n, offset, "safetensors::load", path);
+  };
   if (file_size < 8) {
     reader.fail("the file is truncated: expected at least 8 bytes (the header length), got " +
                 std::to_string(file_size));
   }
   unsigned char length_bytes[8];
-  if (!read_at(file.fd, length_bytes, 8, 0)) reader.fail("cannot read the header length");
+  if (!read_at(length_bytes, 8, 0)) reader.fail("cannot read the header length");
   uint64_t header_size = 0;
   for (int i = 7; i >= 0; --i) header_size = (header_size << 8) | length_bytes[i];
   if (header_size > kMaxHeaderBytes) {
@@ -345,7 +278,7 @@ File load(const std::string& path) {
                 " bytes but only " + std::to_string(file_size - 8) + " bytes follow it");
   }
   std::string text(header_size, '\0');
-  if (!read_at(file.fd, text.data(), header_size, 8)) reader.fail("cannot read the header");
+  if (!read_at(text.data(), header_size, 8)) reader.fail("cannot read the header");
 
   json::Value header;
   try {
@@ -419,7 +352,7 @@ File load(const std::string& path) {
   for (const Entry& e : entries) {
     at::Tensor t = at::empty(e.shape, at::TensorOptions().dtype(e.dtype));
     const uint64_t bytes = e.end - e.begin;
-    if (bytes > 0 && !read_at(file.fd, t.data_ptr(), bytes, data_start + e.begin)) {
+    if (bytes > 0 && !read_at(t.data_ptr(), bytes, data_start + e.begin)) {
       reader.fail("the file is truncated while reading tensor " + quote(e.name));
     }
     result.tensors.emplace_back(e.name, std::move(t));

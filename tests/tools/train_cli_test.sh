@@ -32,7 +32,7 @@ fi
 if ! head -c 8 "$tmp/p.png" | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a"; then
   echo "FAIL plot: $tmp/p.png is not a PNG"; fail=1
 fi
-check bad_plot_folder 1 "cannot create a file next to" -- --train_samples=300 --test_samples=100 --epochs=1 \
+check bad_plot_folder 1 "cannot create a temporary file next to" -- --train_samples=300 --test_samples=100 --epochs=1 \
   --plot="$tmp/no/such/folder/p.png" --threads=1
 # Issue 22. A value after a space keeps its hyphens, even when it starts with one.
 (cd "$tmp" && rm -f -- -m-1.csv -m_1.csv && "$train" --train_samples=300 --test_samples=100 \

@@ -299,7 +299,7 @@ TEST(TrainHostile, UnwritableOutputsFailBeforeTraining) {
   Config c = quick();
   c.metrics = dir + "/no/such/folder/m.csv";
   EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
-              HasSubstr("--metrics: cannot create a file next to '" + c.metrics +
+              HasSubstr("--metrics: cannot create a temporary file next to '" + c.metrics +
                         "': No such file or directory"));
   EXPECT_EQ(out.str().find("epoch 1/1"), std::string::npos) << out.str();
   c = quick();
@@ -313,7 +313,7 @@ TEST(TrainHostile, UnwritableOutputsFailBeforeTraining) {
   c = quick();
   c.save = dir + "/missing/ckpt.safetensors";
   EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
-              HasSubstr("--save: cannot create a file next to"));
+              HasSubstr("--save: cannot create a temporary file next to"));
   EXPECT_EQ(out.str().find("epoch 1/1"), std::string::npos) << out.str();
 }
 

@@ -7,13 +7,12 @@
 //
 // Note [Training outputs]
 // ~~~~~~~~~~~~~~~~~~~~~~~
-// Every output is written to a temporary file beside its target (same folder,
-// so the rename cannot cross file systems), with every write, the fsync and
-// the close checked, then renamed over the target: the target holds either
-// its old content or the complete new one, and any failure (a full disk, a
-// read-only folder) throws, so the program exits non-zero. A target that
-// exists and is not a regular file (/dev/full, a FIFO, a directory) is
-// refused, since renaming over it would replace it.
+// Every output is written by a c10::AtomicFileWriter (See Note [Opening and
+// writing files] in c10/util/FileIO.h): a temporary beside the target, every
+// write, the fsync and the close checked, then renamed over the target; any
+// failure throws, so the program exits non-zero. A target that exists and is
+// not a regular file (/dev/full, a FIFO, a directory) is refused, since
+// renaming over it would replace it. An output with no bytes is an error.
 #pragma once
 
 #include <string>
@@ -25,27 +24,8 @@ namespace train {
 // the folder of `path` and `path` is not something other than a regular file.
 void check_output_path(const char* flag, const std::string& path);
 
-// An output file being written: a temporary beside `path`, renamed over it
-// by commit(); removed if destroyed without commit().
-class AtomicOutput {
- public:
-  AtomicOutput(const char* flag, std::string path);
-  ~AtomicOutput();
-  AtomicOutput(const AtomicOutput&) = delete;
-  AtomicOutput& operator=(const AtomicOutput&) = delete;
-
-  int fd() const noexcept { return fd_; }
-  void write(const std::string& bytes);
-  // Checks that something was written, flushes, closes and renames.
-  void commit();
-
- private:
-  std::string flag_;
-  std::string path_;
-  std::string tmp_;
-  int fd_ = -1;
-};
-
+// Writes `bytes` to `path` through a c10::AtomicFileWriter; an empty output
+// is an error.
 void write_file_atomically(const char* flag, const std::string& path, const std::string& bytes);
 
 }  // namespace train

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "c10/util/Exception.h"
+#include "c10/util/FileIO.h"
 #include "tools/train/output.h"
 
 namespace tools {
@@ -67,7 +68,7 @@ void plot_png(const std::string& png, const std::vector<EpochStats>& epochs) {
                                  "plot 'epochs.dat' using 1:2 with linespoints title 'train loss' "
                                  "axes x1y1, 'epochs.dat' using 1:3 with linespoints title "
                                  "'test accuracy' axes x1y2\n");
-    AtomicOutput out("--plot", png);
+    c10::AtomicFileWriter out("train: --plot", png);
     const pid_t pid = fork();
     TORCH_CHECK(pid >= 0, "train: --plot: fork failed: ", std::strerror(errno));
     if (pid == 0) {
@@ -82,7 +83,7 @@ void plot_png(const std::string& png, const std::vector<EpochStats>& epochs) {
                 "gnuplot-nox (./bazelw installs it)");
     TORCH_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "train: gnuplot failed to draw '",
                 png, "' (exit status ", WIFEXITED(status) ? WEXITSTATUS(status) : -1, ")");
-    out.commit();
+    out.commit(/*require_bytes=*/true);
   } catch (...) {
     std::remove(data.c_str());
     std::remove(script.c_str());

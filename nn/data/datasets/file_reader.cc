@@ -1,6 +1,5 @@
 #include "nn/data/datasets/file_reader.h"
 
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -23,67 +22,17 @@ namespace {
 // 128 KiB of compressed input at a time.
 constexpr size_t kInputBuffer = 128 * 1024;
 
-const char* kind_of(mode_t mode) {
-  if (S_ISDIR(mode)) return "a directory";
-  if (S_ISFIFO(mode)) return "a FIFO (named pipe)";
-  if (S_ISSOCK(mode)) return "a socket";
-  if (S_ISCHR(mode)) return "a character device";
-  if (S_ISBLK(mode)) return "a block device";
-  if (S_ISLNK(mode)) return "a symbolic link";
-  return "not a regular file";
-}
-
 }  // namespace
-
-std::string describe_path(const std::string& path) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) == 0) {
-    return S_ISREG(st.st_mode) ? "a regular file" : kind_of(st.st_mode);
-  }
-  const int err = errno;
-  if (err == ELOOP) return "a symbolic link loop";
-  if (::lstat(path.c_str(), &st) == 0 && S_ISLNK(st.st_mode)) {
-    return "a symbolic link to a missing file";
-  }
-  if (err == ENOENT) return "missing";
-  return std::string("unreadable (") + std::strerror(err) + ")";
-}
-
-int open_regular_file(const std::string& where, const std::string& path) {
-  // O_NONBLOCK: open() of a FIFO would otherwise wait for a writer for ever.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) {
-    const int err = errno;
-    C10_THROW_ERROR(Error, where + ": cannot open " + path + ": " +
-                               (err == ELOOP ? "it is a symbolic link loop"
-                                             : std::string(std::strerror(err))) +
-                               ". Check the path and its permissions.");
-  }
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    const std::string what = ::fstat(fd, &st) != 0 ? std::strerror(errno) : kind_of(st.st_mode);
-    ::close(fd);
-    C10_THROW_ERROR(Error, where + ": cannot open " + path + ": it is " + what +
-                               ", not a regular file. Pass the path of the data file itself.");
-  }
-  const int flags = ::fcntl(fd, F_GETFL);
-  if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0) {
-    const int err = errno;
-    ::close(fd);
-    C10_THROW_ERROR(Error, where + ": cannot open " + path + ": " + std::strerror(err) + ".");
-  }
-  return fd;
-}
 
 std::string find_plain_or_gz(const std::string& where, const std::string& dir,
                              const std::string& name) {
   const std::string plain = dir.empty() || dir.back() == '/' ? dir + name : dir + "/" + name;
   const std::string gz = plain + ".gz";
-  const std::string plain_is = describe_path(plain);
+  const std::string plain_is = c10::describe_path(plain);
   if (plain_is == "a regular file") {
     return plain;
   }
-  const std::string gz_is = describe_path(gz);
+  const std::string gz_is = c10::describe_path(gz);
   if (gz_is == "a regular file") {
     return gz;
   }
@@ -101,7 +50,7 @@ std::string find_plain_or_gz(const std::string& where, const std::string& dir,
 uint64_t file_size(const std::string& where, const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    const std::string is = describe_path(path);
+    const std::string is = c10::describe_path(path);
     C10_THROW_ERROR(Error, where + ": cannot read " + path + ": " +
                                (is == "missing" ? std::string("No such file or directory")
                                                 : "it is " + is + ", not a regular file") +
@@ -121,17 +70,15 @@ struct GzipReader::Inflater {
 
 GzipReader::GzipReader(const std::string& where, std::string path)
     : where_(where), path_(std::move(path)) {
-  fd_ = open_regular_file(where_, path_);
-  struct stat st {};
-  if (::fstat(fd_, &st) == 0) file_bytes_ = static_cast<uint64_t>(st.st_size);
+  fd_ = c10::open_regular_file(where_, path_, "Pass the path of the data file itself.");
+  file_bytes_ = fd_.size();
   unsigned char magic[2] = {0, 0};
-  gzip_ = ::pread(fd_, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+  gzip_ = ::pread(fd_.get(), magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
   if (gzip_) {
     z_ = std::make_unique<Inflater>();
     // 16 + MAX_WBITS: a gzip wrapper, whose CRC-32 and length zlib checks.
     const int rc = inflateInit2(&z_->s, 16 + MAX_WBITS);
     if (rc != Z_OK) {
-      ::close(fd_);
       C10_THROW_ERROR(Error, where_ + ": cannot read " + path_ + ": zlib cannot start (" +
                                  std::to_string(rc) + ").");
     }
@@ -139,14 +86,12 @@ GzipReader::GzipReader(const std::string& where, std::string path)
   }
 }
 
-GzipReader::~GzipReader() {
-  if (fd_ >= 0) ::close(fd_);
-}
+GzipReader::~GzipReader() = default;
 
 size_t GzipReader::read_plain(unsigned char* dst, size_t n) {
   size_t done = 0;
   while (done < n) {
-    const ssize_t got = ::read(fd_, dst + done, std::min<size_t>(n - done, 1u << 30));
+    const ssize_t got = ::read(fd_.get(), dst + done, std::min<size_t>(n - done, 1u << 30));
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) {
       C10_THROW_ERROR(Error, where_ + ": cannot read " + path_ + ": " + std::strerror(errno) + ".");
@@ -165,7 +110,8 @@ bool GzipReader::refill() {
   }
   s.next_in = z_->in.data();
   for (;;) {
-    const ssize_t got = ::read(fd_, z_->in.data() + s.avail_in, z_->in.size() - s.avail_in);
+    const ssize_t got =
+        ::read(fd_.get(), z_->in.data() + s.avail_in, z_->in.size() - s.avail_in);
     if (got < 0 && errno == EINTR) continue;
     if (got < 0) {
       C10_THROW_ERROR(Error, where_ + ": cannot read " + path_ + ": " + std::strerror(errno) + ".");

@@ -1,15 +1,16 @@
 // nn/data/datasets/file_reader.h — reading dataset files, plain or gzipped
 // (private to //nn/data).
 //
-//   int fd = open_regular_file("MNIST", path);   // never blocks on a FIFO
-//   GzipReader r("MNIST", path);                 // plain or gzip, by its magic
+//   GzipReader r("MNIST", path);                 // plain or gzip, by its magic; never
+//                                                // blocks on a FIFO
 //   r.read_exactly(buf, 16, 0, 16);
 //   r.expect_end(total);                         // trailer, CRC, no trailing data
 //
 // Note [Dataset file limits]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~
-// Every reader opens files with open_regular_file (a FIFO, directory, device
-// or symlink loop is refused by name, before any read can block), and sizes
+// Every reader opens files with c10::open_regular_file (a FIFO, directory,
+// device or symlink loop is refused by name, before any read can block; See
+// Note [Opening and writing files] in c10/util/FileIO.h), and sizes
 // its output from the header only after checking the header against the file:
 // a plain file must hold the bytes its header claims; a gzip file can hold at
 // most kMaxGzipRatio times its compressed size (deflate's limit), so a corrupt
@@ -24,6 +25,8 @@
 #include <memory>
 #include <string>
 
+#include "c10/util/FileIO.h"
+
 namespace torch {
 namespace data {
 namespace datasets {
@@ -32,16 +35,6 @@ namespace detail {
 // Deflate's best compression ratio is 1032:1; a gzip file of S bytes cannot
 // decompress to more than kMaxGzipRatio * S bytes.
 constexpr uint64_t kMaxGzipRatio = 1032;
-
-// What `path` is, for messages: "a directory", "a FIFO (named pipe)", "a
-// symbolic link loop", ...; "missing" if nothing is there.
-std::string describe_path(const std::string& path);
-
-// Opens `path` for reading without blocking (a FIFO would block open()) and
-// checks with fstat that it is a regular file; returns the descriptor, in
-// blocking mode. Throws "<where>: cannot open <path>: it is a directory, not
-// a regular file." and the like, naming the path and the reason.
-int open_regular_file(const std::string& where, const std::string& path);
 
 // `dir/name` if it is a regular file, else `dir/name.gz` if that is;
 // throws naming `where` and both paths if neither exists, or naming the path
@@ -58,7 +51,7 @@ uint64_t file_size(const std::string& where, const std::string& path);
 class GzipReader {
  public:
   GzipReader(const std::string& where, std::string path);
-  ~GzipReader();
+  ~GzipReader();  // closes the file
   GzipReader(const GzipReader&) = delete;
   GzipReader& operator=(const GzipReader&) = delete;
 
@@ -96,7 +89,7 @@ class GzipReader {
 
   std::string where_;
   std::string path_;
-  int fd_ = -1;
+  c10::UniqueFd fd_;
   bool gzip_ = false;
   bool stream_end_ = false;  // the current gzip member ended (trailer checked)
   bool cut_ = false;         // the file ended inside a gzip member

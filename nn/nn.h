@@ -27,6 +27,7 @@
 #include "nn/modules/normalization.h"
 #include "nn/modules/pooling.h"
 #include "nn/modules/rectifiers.h"
+#include "nn/modules/rnn.h"
 #include "nn/modules/sequential.h"
 #include "nn/options.h"
 #include "nn/ordered_dict.h"

@@ -17,6 +17,7 @@
 #include "nn/loss_options.h"
 #include "nn/module.h"
 #include "nn/modules/activation.h"
+#include "nn/modules/attention.h"
 #include "nn/modules/any.h"
 #include "nn/modules/conv.h"
 #include "nn/modules/conv_transpose.h"

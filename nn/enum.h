@@ -49,6 +49,17 @@ EMBER_NN_ENUM(LeakyReLU)
 EMBER_NN_ENUM(SELU)
 EMBER_NN_ENUM(GELU)
 EMBER_NN_ENUM(SiLU)
+EMBER_NN_ENUM(Max)
+EMBER_NN_ENUM(Nearest)
+EMBER_NN_ENUM(Bilinear)
+EMBER_NN_ENUM(Bicubic)
+EMBER_NN_ENUM(Trilinear)
+EMBER_NN_ENUM(Area)
+EMBER_NN_ENUM(NearestExact)
+EMBER_NN_ENUM(GRU)
+EMBER_NN_ENUM(LSTM)
+EMBER_NN_ENUM(RNN_TANH)
+EMBER_NN_ENUM(RNN_RELU)
 
 namespace enumtype {
 // The name of the tag a variant holds, e.g. "kMean".

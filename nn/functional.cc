@@ -337,6 +337,10 @@ Tensor channel_dropout(const char* where, int64_t dims, Tensor input,
 }
 }  // namespace
 
+Tensor dropout1d(Tensor input, const Dropout1dFuncOptions& options) {
+  return channel_dropout("dropout1d", 1, std::move(input), options);
+}
+
 Tensor dropout2d(Tensor input, const Dropout2dFuncOptions& options) {
   return channel_dropout("dropout2d", 2, std::move(input), options);
 }

@@ -117,6 +117,45 @@ Tensor binary_cross_entropy_with_logits(
     const Tensor& input, const Tensor& target,
     const BinaryCrossEntropyWithLogitsFuncOptions& options = {});
 
+// ---- normalization, pooling, resampling and bags added for libtorch
+// programs (nn/functional_more.cc; composites of differentiable aten ops) ----
+// Normalizes input [N, C, *] over each group of C / num_groups channels
+// (and all of *), then applies weight/bias [C] per channel.
+Tensor group_norm(const Tensor& input, const GroupNormFuncOptions& options);
+// Normalizes each channel of each sample of [N, C, *] over *; with
+// use_input_stats the running statistics (if defined) are updated.
+Tensor instance_norm(const Tensor& input, const InstanceNormFuncOptions& options = {});
+
+// 1-d pooling of [N, C, L] or [C, L].
+Tensor max_pool1d(const Tensor& input, const MaxPool1dFuncOptions& options);
+Tensor avg_pool1d(const Tensor& input, const AvgPool1dFuncOptions& options);
+// Adaptive pooling: output [*, out...], cell i of length L covering
+// [floor(i L / out), ceil((i + 1) L / out)).
+Tensor adaptive_avg_pool1d(const Tensor& input, const AdaptiveAvgPool1dFuncOptions& options);
+Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptions& options);
+Tensor adaptive_max_pool2d(const Tensor& input, const AdaptiveMaxPool2dFuncOptions& options);
+
+// Resizes the spatial dimensions of [N, C, L] (kNearest, kNearestExact,
+// kLinear) or [N, C, H, W] (kNearest, kNearestExact, kBilinear).
+Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options = {});
+// [*, C r^2, H, W] -> [*, C, H r, W r], and its inverse.
+Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& options);
+Tensor pixel_unshuffle(const Tensor& input, const PixelUnshuffleFuncOptions& options);
+
+// Sums, means or maxima of bags of rows of weight [num_embeddings, dim]:
+// input [B, L] (one bag per row) or 1-d with options.offsets() -> [B, dim];
+// an empty bag gives zeros.
+Tensor embedding_bag(const Tensor& input, const Tensor& weight,
+                     const EmbeddingBagFuncOptions& options = {});
+
+// Dropout that keeps the mean and variance of SELU activations: dropped
+// elements become -1.7581 (SELU's negative saturation), then an affine
+// map restores the statistics. feature_: whole channels of [N, C, *].
+Tensor alpha_dropout(Tensor input, const AlphaDropoutFuncOptions& options = {});
+Tensor feature_alpha_dropout(Tensor input, const FeatureAlphaDropoutFuncOptions& options = {});
+// Channel dropout of [N, C, L] or [C, L].
+Tensor dropout1d(Tensor input, const Dropout1dFuncOptions& options = {});
+
 }  // namespace functional
 }  // namespace nn
 }  // namespace torch

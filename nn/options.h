@@ -130,6 +130,7 @@ struct MaxPoolOptions {
   TORCH_ARG(ExpandingArray<D>, dilation) = 1;
   TORCH_ARG(bool, ceil_mode) = false;
 };
+using MaxPool1dOptions = MaxPoolOptions<1>;
 using MaxPool2dOptions = MaxPoolOptions<2>;
 
 template <size_t D>
@@ -143,10 +144,13 @@ struct AvgPoolOptions {
   TORCH_ARG(bool, count_include_pad) = true;
   TORCH_ARG(std::optional<int64_t>, divisor_override) = std::nullopt;
 };
+using AvgPool1dOptions = AvgPoolOptions<1>;
 using AvgPool2dOptions = AvgPoolOptions<2>;
 
 namespace functional {
+using MaxPool1dFuncOptions = MaxPool1dOptions;
 using MaxPool2dFuncOptions = MaxPool2dOptions;
+using AvgPool1dFuncOptions = AvgPool1dOptions;
 using AvgPool2dFuncOptions = AvgPool2dOptions;
 }  // namespace functional
 
@@ -325,3 +329,7 @@ using HardtanhFuncOptions = HardtanhOptions;
 
 }  // namespace nn
 }  // namespace torch
+
+// GroupNorm, InstanceNorm*, 1-d and adaptive pooling, Upsample, PixelShuffle,
+// EmbeddingBag, AlphaDropout, Unflatten.
+#include "nn/options_more.h"  // IWYU pragma: export

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <ATen/Dispatch.h>
+#include <ATen/core/List.h>
 
 #include "aten/CPUGeneratorImpl.h"
 #include "aten/DeviceRuntime.h"

@@ -72,6 +72,70 @@ TEST(IValueCompat, WrongTagErrorsNameTheAccessor) {
               HasSubstr("IValue::toTensorList: expected a Tensor list but got a bool."));
 }
 
+// ---- c10::List ------------------------------------------------------------------
+
+TEST(ListCompat, CopiesShareElementsAndCopyDoesNot) {
+  c10::List<int64_t> sizes({2, 3});
+  sizes.push_back(4);
+  c10::List<int64_t> alias = sizes;
+  alias.set(0, 5);
+  alias[1] = 7;
+  EXPECT_EQ(sizes.get(0), 5);
+  EXPECT_EQ(static_cast<int64_t>(sizes[1]), 7);
+  EXPECT_TRUE(alias.is(sizes));
+  c10::List<int64_t> own = sizes.copy();
+  own.set(2, 9);
+  EXPECT_EQ(sizes.get(2), 4);
+  EXPECT_FALSE(own.is(sizes));
+  EXPECT_TRUE(sizes == c10::List<int64_t>({5, 7, 4}));
+  int64_t total = 0;
+  for (int64_t v : sizes) total += v;
+  EXPECT_EQ(total, 16);
+  EXPECT_EQ(sizes.extract(0), 5);
+  EXPECT_EQ(sizes.vec(), (std::vector<int64_t>{0, 7, 4}));
+  EXPECT_THAT(errorOf([&] { sizes.get(3); }),
+              HasSubstr("c10::List::get: index 3 is out of range for a list of 3 elements."));
+  EXPECT_THAT(errorOf([] { c10::List<double>().pop_back(); }),
+              HasSubstr("c10::List::pop_back: the list is empty."));
+}
+
+// A boxed kernel as libtorch users write them: lists in and out of the stack.
+void scaled_sum_boxed(const c10::OperatorHandle&, torch::jit::Stack* stack) {
+  c10::List<at::Tensor> tensors = (*stack)[0].toTensorList();
+  c10::List<double> scales = (*stack)[1].toDoubleVector();
+  TORCH_CHECK(tensors.size() == scales.size(), "scaled_sum: ", tensors.size(), " tensors but ",
+              scales.size(), " scales.");
+  at::Tensor sum = at::zeros_like(tensors.get(0));
+  for (size_t i = 0; i < tensors.size(); ++i) sum += tensors.get(i) * scales.get(i);
+  c10::List<int64_t> sizes(sum.sizes());
+  torch::jit::drop(*stack, 2);
+  torch::jit::push(*stack, sum, sizes);
+}
+
+TEST(ListCompat, BoxedKernelReadsAndPushesLists) {
+  torch::Library def(torch::Library::DEF, "compat_list", std::nullopt, __FILE__, __LINE__);
+  def.def("scaled_sum(Tensor[] xs, float[] scales) -> (Tensor, int[])");
+  torch::Library cpu(torch::Library::IMPL, "compat_list", c10::DispatchKey::CPU, __FILE__,
+                     __LINE__);
+  cpu.impl("scaled_sum", torch::CppFunction::makeFromBoxedFunction<&scaled_sum_boxed>());
+  auto op = torch::Dispatcher::singleton().findSchemaOrThrow("compat_list::scaled_sum", "");
+  c10::List<at::Tensor> xs({torch::ones({2, 2}), torch::full({2, 2}, 2.0)});
+  c10::List<double> scales({3.0, 0.5});
+  torch::jit::Stack stack;
+  stack.emplace_back(xs.vec());  // a tensor list goes in through vec()
+  stack.emplace_back(scales);    // other lists convert directly
+  op.callBoxed(&stack);
+  ASSERT_EQ(stack.size(), 2u);
+  EXPECT_TRUE(stack[0].toTensor().equal(torch::full({2, 2}, 4.0)));
+  c10::List<int64_t> sizes = stack[1].toIntList();
+  EXPECT_EQ(sizes, c10::List<int64_t>({2, 2}));
+  c10::List<at::Tensor> same = std::vector<at::Tensor>{xs.get(1), xs.get(0)};
+  EXPECT_FALSE(same == xs);  // tensors compare by identity, in order
+  same.set(0, xs.get(0));
+  same.set(1, xs.get(1));
+  EXPECT_TRUE(same == xs);
+}
+
 // ---- c10::optional ------------------------------------------------------------
 
 c10::optional<int64_t> maybe_dim(bool give) {

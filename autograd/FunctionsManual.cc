@@ -58,6 +58,10 @@ at::Tensor reduce_to(const at::Tensor& grad, c10::IntArrayRef sizes, c10::Scalar
   return out;
 }
 
+at::Tensor _to_copy_backward(const at::Tensor& grad, const at::TensorOptions& self_options) {
+  return grad.to(self_options.device(), self_options.dtype());
+}
+
 at::Tensor mul_tensor_backward(const at::Tensor& grad, const at::Tensor& other,
                                c10::ScalarType self_dtype) {
   at::Tensor g = grad * other;

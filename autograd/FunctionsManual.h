@@ -30,6 +30,12 @@ at::Tensor sum_to(const at::Tensor& grad, c10::IntArrayRef shape);
 // grad * s, skipping the multiply when s is 1.
 at::Tensor maybe_multiply(const at::Tensor& grad, const at::Scalar& s);
 
+// The gradient of _to_copy (Tensor::to, .cpu(), x.to(device)): `grad` moved
+// back to the source's device and converted to its dtype, as PyTorch's
+// _to_copy_backward. A gradient that stayed on the destination device would
+// be refused by the engine ("… expected device cpu but got npu:0").
+at::Tensor _to_copy_backward(const at::Tensor& grad, const at::TensorOptions& self_options);
+
 // d(self*other)/d(self) = grad * other, in self's dtype, summed to shape.
 at::Tensor mul_tensor_backward(const at::Tensor& grad, const at::Tensor& other,
                                c10::ScalarType self_dtype);

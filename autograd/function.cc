@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cstdlib>
 
 #include "autograd/engine_tls.h"
@@ -79,14 +80,49 @@ bool Node::any_output_needed() const {
   return false;
 }
 
+// Note [Node names]
+// ~~~~~~~~~~~~~~~~~~
+// Node::name() is the demangled type name with every namespace or class
+// qualifier dropped, inside template arguments too: "MulBackward0" for
+// torch::autograd::generated::MulBackward0, "CppNode<MyMulFunction>" for a
+// custom Function's node whether MyMulFunction is global, in a namespace or
+// in an anonymous one. A qualifier is a run of identifier characters (or
+// "(anonymous namespace)") followed by "::"; cutting at the last "::" of the
+// whole string instead would keep only "MyMulFunction>" of
+// "CppNode<ns::MyMulFunction>".
+static std::string strip_qualifiers(const std::string& full) {
+  static const std::string kAnonymous = "(anonymous namespace)";
+  std::string out;
+  out.reserve(full.size());
+  size_t segment = 0;  // where the identifier being copied starts in `out`
+  for (size_t i = 0; i < full.size();) {
+    if (full.compare(i, 2, "::") == 0) {
+      out.resize(segment);  // drop the qualifier just copied
+      i += 2;
+      continue;
+    }
+    if (full.compare(i, kAnonymous.size(), kAnonymous) == 0) {
+      segment = out.size();
+      out += kAnonymous;
+      i += kAnonymous.size();
+      continue;
+    }
+    const char c = full[i];
+    const bool ident = std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    if (!ident) segment = out.size() + 1;
+    out += c;
+    ++i;
+  }
+  return out;
+}
+
 std::string Node::name() const {
   const char* mangled = typeid(*this).name();
   int status = 0;
   char* demangled = abi::__cxa_demangle(mangled, nullptr, nullptr, &status);
-  std::string full = status == 0 && demangled ? demangled : mangled;
+  const std::string full = status == 0 && demangled ? demangled : mangled;
   std::free(demangled);
-  const size_t colon = full.rfind("::");
-  return colon == std::string::npos ? full : full.substr(colon + 2);
+  return strip_qualifiers(full);
 }
 
 // Note [Deleting deep graphs]

@@ -1,6 +1,8 @@
 #include "registration/Dispatcher.h"
 
 #include <algorithm>
+#include <utility>
+#include <vector>
 #include <iostream>
 
 namespace c10 {
@@ -129,10 +131,76 @@ RegistrationHandleRAII Dispatcher::registerDef(FunctionSchema schema,
   });
 }
 
+namespace {
+
+// Levenshtein distance, for "did you mean" suggestions.
+size_t editDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
+                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+}  // namespace
+
+// Note [Kernels for operators that do not exist]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A kernel may be registered before its operator's def() (a plugin of
+// kernels can load before the library that defines them), so an impl() for
+// an unknown name cannot always be an error. But once the namespace's
+// TORCH_LIBRARY block has run, every def of that block exists: an impl()
+// for a name it lacks (e.g. libtorch's aten::_copy_from, which Ember does
+// not have) is a misspelling or an op Ember does not define, and would
+// otherwise sit unused forever. It is refused with the file:line of the
+// impl() and the nearest names. A def() in a TORCH_LIBRARY_FRAGMENT of that
+// namespace must therefore run before impl()s of its ops.
+void Dispatcher::checkOperatorExists(const OperatorName& name,
+                                     const std::string& debug) const {
+  const auto ns = name.getNamespace();
+  if (!ns.has_value()) return;
+  const auto library = libraries_.find(std::string(*ns));
+  if (library == libraries_.end()) return;
+  const auto it = by_name_.find(name.str());
+  if (it != by_name_.end() && it->second->hasSchema()) return;
+  const std::string wanted = name.str();
+  std::vector<std::pair<size_t, std::string>> near;
+  const std::string prefix = std::string(*ns) + "::";
+  for (const auto& op : operators_) {
+    if (!op.hasSchema()) continue;
+    const std::string candidate = op.operator_name().str();
+    if (candidate.compare(0, prefix.size(), prefix) != 0) continue;
+    const size_t d = editDistance(wanted, candidate);
+    const bool same_base = op.operator_name().name == name.name;
+    if (same_base || d <= 3) near.emplace_back(same_base ? 0 : d, candidate);
+  }
+  std::sort(near.begin(), near.end());
+  if (near.size() > 5) near.resize(5);
+  std::string hint;
+  for (const auto& n : near) hint += (hint.empty() ? "" : ", ") + n.second;
+  C10_THROW_ERROR(Error, "impl: a kernel for ", wanted, " is ", debug,
+                  ", but no operator ", wanted, " exists: namespace '", *ns,
+                  "' is defined (", library->second, ") without it.",
+                  hint.empty() ? std::string(" Check the name and overload with "
+                                             "`ops list`")
+                               : " Did you mean " + hint + "?",
+                  " If the op is yours, def() its schema before registering "
+                  "kernels for it.");
+}
+
 RegistrationHandleRAII Dispatcher::registerImpl(
     OperatorName name, DispatchKey key, KernelFunction kernel,
     std::optional<FunctionSchema> inferred_schema, std::string debug) {
   std::lock_guard<std::mutex> lock(mutex_);
+  checkOperatorExists(name, debug);
   impl::OperatorEntry& op = findOrCreateOp(name);
   auto it = op.registerKernel(*this, key, std::move(kernel),
                               std::move(inferred_schema), std::move(debug));

@@ -172,6 +172,9 @@ class Dispatcher final {
  private:
   Dispatcher() = default;
   impl::OperatorEntry& findOrCreateOp(const OperatorName& name);
+  // Throws if `name`'s namespace has a TORCH_LIBRARY block but no such op
+  // (See Note [Kernels for operators that do not exist]). Holds mutex_.
+  void checkOperatorExists(const OperatorName& name, const std::string& debug) const;
 
   mutable std::mutex mutex_;
   std::list<impl::OperatorEntry> operators_;

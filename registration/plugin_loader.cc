@@ -1,5 +1,6 @@
 #include "registration/plugin_loader.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
@@ -501,6 +502,68 @@ std::vector<std::string> plugin_search_path(DeviceType type) {
   const std::string exe = realpath_or_empty("/proc/self/exe");
   if (!exe.empty()) add(exe + ".runfiles" + backend_dir);
   return dirs;
+}
+
+std::vector<PluginCandidate> plugins_on_search_path() {
+  std::vector<DeviceType> types = {DeviceType::CPU, DeviceType::CUDA};
+  if (!get_privateuse1_backend(true).empty() &&
+      get_privateuse1_backend(true) != "privateuseone") {
+    types.push_back(DeviceType::PrivateUse1);
+  }
+  std::vector<std::string> dirs;
+  for (DeviceType type : types) {
+    for (std::string& dir : plugin_search_path(type)) {
+      if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) {
+        dirs.push_back(std::move(dir));
+      }
+    }
+  }
+  std::vector<std::string> loaded_paths;
+  for (const PluginInfo& p : loaded_plugins()) loaded_paths.push_back(p.path);
+  std::vector<PluginCandidate> found;
+  std::vector<std::string> names;
+  for (const std::string& dir : dirs) {
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) continue;
+    std::vector<std::string> files;
+    while (const struct dirent* e = ::readdir(d)) {
+      const std::string file = e->d_name;
+      if (file.size() > 12 && file.compare(0, 9, "libember_") == 0 &&
+          file.compare(file.size() - 3, 3, ".so") == 0 && file != "libember_core.so") {
+        files.push_back(file);
+      }
+    }
+    ::closedir(d);
+    std::sort(files.begin(), files.end());
+    for (const std::string& file : files) {
+      if (std::find(names.begin(), names.end(), file) != names.end()) continue;
+      names.push_back(file);
+      PluginCandidate c;
+      c.path = join_path(dir, file);
+      const std::string device = file.substr(9, file.size() - 12);
+      for (DeviceType type : types) {
+        if (DeviceTypeName(type, true) == device) c.autoload_device = device;
+      }
+      const std::string real = realpath_or_empty(c.path);
+      c.loaded = std::find(loaded_paths.begin(), loaded_paths.end(), real) !=
+                 loaded_paths.end();
+      try {
+        c.info = impl::inspect_plugin(c.path);
+        if (c.info->abi_version != EMBER_ABI_VERSION) {
+          c.problem = c10::str("ABI version ", c.info->abi_version, ", this core has ",
+                               EMBER_ABI_VERSION);
+        } else if (c.info->fingerprint != core_build_fingerprint()) {
+          c.problem = c10::str("built against fingerprint ", c.info->fingerprint,
+                               ", this core has ", core_build_fingerprint());
+        }
+        c.compatible = c.problem.empty();
+      } catch (const c10::Error& e) {
+        c.problem = e.what_without_backtrace();
+      }
+      found.push_back(std::move(c));
+    }
+  }
+  return found;
 }
 
 namespace impl {

@@ -27,6 +27,7 @@
 
 #include <exception>
 #include <string>
+#include <optional>
 #include <vector>
 
 #include "c10/core/DeviceType.h"
@@ -84,6 +85,31 @@ std::string core_build_fingerprint();
 // Duplicates are dropped. For diagnostics and tests; reads the environment
 // on every call.
 std::vector<std::string> plugin_search_path(DeviceType type);
+
+// c10::PluginCandidate
+//
+// A plugin file found on the search path (See plugins_on_search_path):
+// its path, what its descriptor says (when it could be read), whether the
+// loader would accept it (ABI version and fingerprint equal to the core's),
+// the backend it is autoloaded for ("" if it is loaded only by
+// torch::load_library), whether it is loaded, and why it cannot be, if so.
+struct PluginCandidate {
+  std::string path;
+  std::optional<PluginInfo> info;
+  bool compatible = false;
+  std::string autoload_device;
+  bool loaded = false;
+  std::string problem;
+};
+
+// c10::plugins_on_search_path
+//
+// Every file named libember_<name>.so in the directories of
+// plugin_search_path() for the CPU, CUDA and PrivateUse1 (if named)
+// backends, in search order; of several files with one name only the first
+// (the one autoload would pick) is listed. Each is inspected without being
+// loaded (impl::inspect_plugin). For `ops plugins` and diagnostics.
+std::vector<PluginCandidate> plugins_on_search_path();
 
 namespace impl {
 

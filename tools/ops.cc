@@ -2,10 +2,15 @@
 //
 //   ./bazelw run //tools:ops -- list                    every op and its schema
 //   ./bazelw run //tools:ops -- dump aten::add.Tensor   key -> kernel table
-//   ./bazelw run //tools:ops -- plugins                 loaded plugins
+//   ./bazelw run //tools:ops -- plugins                 plugins, loaded and found
 //   ./bazelw run //tools:ops -- --load=PATH … list      load plugins first
 //
-// The CPU plugin is loaded first, as a program's first CPU call would.
+// Before any command, every plugin the search path offers (libember_*.so in
+// $EMBER_PLUGIN_PATH, next to libember_core.so, in the runfiles: See
+// c10::plugin_search_path) is loaded if the core would accept it, as a
+// program's first call on that backend (or its torch::load_library) would:
+// `list` and `dump` then show their ops and kernels without --load.
+// `--no-search` skips that.
 #include <cstring>
 #include <iostream>
 #include <string>
@@ -16,12 +21,16 @@
 namespace {
 
 int usage(std::ostream& out, int code) {
-  out << "usage: ops [--load=PLUGIN.so]... <command>\n"
+  out << "usage: ops [--no-search] [--load=PLUGIN.so]... <command>\n"
          "commands:\n"
          "  list                 every operator and its schema\n"
          "  dump NAME[.OVERLOAD] which kernel each dispatch key resolves to and\n"
          "                       where it was registered; fallbacks\n"
-         "  plugins              the plugins loaded in this process\n";
+         "  plugins              the plugins loaded in this process and those\n"
+         "                       the search path offers (EMBER_PLUGIN_PATH, the\n"
+         "                       core's directory, runfiles)\n"
+         "options:\n"
+         "  --no-search          load only the --load plugins (and the CPU one)\n";
   return code;
 }
 
@@ -58,7 +67,41 @@ int plugins() {
               << ", fingerprint " << p.fingerprint << ")\n";
   }
   std::cout << "core build fingerprint: " << c10::core_build_fingerprint() << "\n";
+  std::cout << "on the search path:\n";
+  const auto found = c10::plugins_on_search_path();
+  if (found.empty()) std::cout << "  none\n";
+  for (const auto& c : found) {
+    std::cout << "  " << (c.info ? c.info->name : std::string("?")) << " " << c.path;
+    if (c.loaded) {
+      std::cout << " (loaded)";
+    } else if (c.compatible) {
+      std::cout << " (loadable)";
+    } else {
+      std::cout << " (refused: " << c.problem << ")";
+    }
+    std::cout << (c.autoload_device.empty()
+                      ? std::string(", load with torch::load_library")
+                      : ", autoloaded for " + c.autoload_device)
+              << "\n";
+  }
   return 0;
+}
+
+// Loads each plugin of the search path that the core accepts; a refused or
+// failing one is reported and skipped, as it would fail the program too.
+void load_search_path() {
+  for (const auto& c : c10::plugins_on_search_path()) {
+    if (c.loaded) continue;
+    if (!c.compatible) {
+      std::cerr << "ops: skipping " << c.path << ": " << c.problem << "\n";
+      continue;
+    }
+    try {
+      torch::load_library(c.path);
+    } catch (const c10::Error& e) {
+      std::cerr << "ops: skipping " << c.path << ": " << e.what_without_backtrace() << "\n";
+    }
+  }
 }
 
 }  // namespace
@@ -70,9 +113,17 @@ int main(int argc, char** argv) {
     // The backends a program would load on first use (the CPU plugin is in
     // this tool's runfiles), so that dumps show their kernels.
     c10::impl::autoload_backend_plugin(c10::DeviceType::CPU);
-    for (; i < args.size() && args[i].rfind("--load=", 0) == 0; ++i) {
-      torch::load_library(args[i].substr(std::strlen("--load=")));
+    bool search = true;
+    for (; i < args.size(); ++i) {
+      if (args[i] == "--no-search") {
+        search = false;
+      } else if (args[i].rfind("--load=", 0) == 0) {
+        torch::load_library(args[i].substr(std::strlen("--load=")));
+      } else {
+        break;
+      }
     }
+    if (search) load_search_path();
     if (i >= args.size()) return usage(std::cerr, 2);
     const std::string& cmd = args[i];
     if (cmd == "list" && i + 1 == args.size()) return list();

@@ -2,12 +2,23 @@
 #include "c10/core/Allocator.h"
 
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <string>
 
 namespace c10 {
 
 void deleteNothing(void*) {}
+
+DataPtr Allocator::clone(const void* data, size_t n) {
+  DataPtr fresh = allocate(n);
+  if (n > 0) copy_data(fresh.mutable_get(), data, n);
+  return fresh;
+}
+
+void Allocator::default_copy_data(void* dest, const void* src, size_t count) const {
+  if (count > 0) std::memcpy(dest, src, count);
+}
 
 void* Allocator::raw_allocate(size_t n) {
   DataPtr dptr = allocate(n);

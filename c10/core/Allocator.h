@@ -155,11 +155,31 @@ inline bool operator!=(std::nullptr_t, const DataPtr& dp) noexcept {
 // DataPtr may be destroyed on a thread other than the one that allocated it.
 // Registered allocators are borrowed by the registry and must outlive every
 // use (in practice: static storage, never destroyed).
+//
+// The interface is PyTorch's (c10/core/Allocator.h): allocate() is not
+// const (an allocator may keep statistics or caches without `mutable`), and
+// copy_data() copies between two blocks of this allocator's memory, which
+// clone() and code that duplicates storages without knowing the device use.
 struct Allocator {
   virtual ~Allocator() = default;
 
-  // Memory for `n` bytes. `n == 0` may return a DataPtr with null data.
-  virtual DataPtr allocate(size_t n) const = 0;
+  // Memory for `n` bytes. `n == 0` may return a DataPtr with null data; its
+  // device must still be the allocator's, since a tensor's device is its
+  // storage's DataPtr's.
+  virtual DataPtr allocate(size_t n) = 0;
+
+  // c10::Allocator::copy_data
+  //
+  // Copies `count` bytes from `src` to `dest`, both from this allocator (a
+  // device allocator uses its device's copy). Host-memory allocators
+  // implement it with default_copy_data.
+  virtual void copy_data(void* dest, const void* src, size_t count) const = 0;
+
+  // c10::Allocator::clone
+  //
+  // A new block of `n` bytes from this allocator holding a copy of the `n`
+  // bytes at `data` (which this allocator allocated).
+  DataPtr clone(const void* data, size_t n);
 
   // If non-null, every DataPtr from this allocator has data == context and
   // this function frees it, which enables raw_allocate/raw_deallocate.
@@ -175,6 +195,11 @@ struct Allocator {
   // Frees a pointer from raw_allocate(). Throws c10::Error if the allocator
   // has no raw_deleter().
   void raw_deallocate(void* ptr);
+
+ protected:
+  // memcpy, for allocators of host-addressable memory; count 0 copies
+  // nothing, whatever the pointers.
+  void default_copy_data(void* dest, const void* src, size_t count) const;
 };
 
 // c10::SetAllocator

@@ -277,9 +277,12 @@ void count_free(CountSlot* slot, int64_t nbytes) {
 
 class DefaultCPUAllocator final : public Allocator {
  public:
-  DataPtr allocate(size_t nbytes) const override {
+  DataPtr allocate(size_t nbytes) override {
     void* data = alloc_cpu(nbytes);
     return DataPtr(data, data, &free_cpu, device_);
+  }
+  void copy_data(void* dest, const void* src, size_t count) const override {
+    default_copy_data(dest, src, count);
   }
   DeleterFnPtr raw_deleter() const override { return &free_cpu; }
 

@@ -293,6 +293,32 @@ TEST(Engine, AFailingFinalCallbackIsTheBackwardsError) {
   EXPECT_FLOAT_EQ(x.grad().item<float>(), 3.0f);  // 1 from the first pass, then 2
 }
 
+namespace node_names {
+struct MyMulFunction : torch::autograd::Function<MyMulFunction> {
+  static at::Tensor forward(torch::autograd::AutogradContext*, at::Tensor x) { return x * 2; }
+  static variable_list backward(torch::autograd::AutogradContext*, variable_list g) {
+    return {g[0] * 2};
+  }
+};
+}  // namespace node_names
+
+struct GlobalMulFunction : torch::autograd::Function<GlobalMulFunction> {
+  static at::Tensor forward(torch::autograd::AutogradContext*, at::Tensor x) { return x * 2; }
+  static variable_list backward(torch::autograd::AutogradContext*, variable_list g) {
+    return {g[0] * 2};
+  }
+};
+
+// See Note [Node names] in autograd/function.cc: a custom Function's node
+// keeps its template argument whole, namespaced or not.
+TEST(Engine, CustomFunctionNodesAreNamedAfterTheFunction) {
+  at::Tensor x = at::ones({2}).requires_grad_();
+  EXPECT_EQ(node_names::MyMulFunction::apply(x).grad_fn()->name(),
+            "CppNode<MyMulFunction>");
+  EXPECT_EQ(GlobalMulFunction::apply(x).grad_fn()->name(), "CppNode<GlobalMulFunction>");
+  EXPECT_EQ((x * 2).grad_fn()->name(), "MulBackward1");
+}
+
 TEST(Engine, ConcurrentBackwardIntoOneLeaf) {
   at::Tensor w = at::ones({16}).requires_grad_();
   std::vector<std::thread> threads;

@@ -340,10 +340,11 @@ TEST(CPUAllocator, RawAllocateRoundTripsThroughRawDeallocate) {
 // An allocator whose DataPtrs carry a separate context and no raw deleter.
 struct ContextAllocator final : c10::Allocator {
   static void free_int(void* ctx) { delete static_cast<int*>(ctx); }
-  DataPtr allocate(size_t) const override {
+  DataPtr allocate(size_t) override {
     int* ctx = new int(0);
     return DataPtr(nullptr, ctx, &free_int, c10::Device(c10::kPrivateUse1));
   }
+  void copy_data(void*, const void*, size_t) const override {}
 };
 
 TEST(Allocator, RawDeallocateWithoutRawDeleterIsRejected) {
@@ -421,3 +422,18 @@ TEST(AllocatorRegistry, LookupsRaceSafelyWithRegistration) {
 }
 
 }  // namespace
+
+// PyTorch's interface: allocate() is not const, copy_data() copies between
+// two of the allocator's blocks and clone() duplicates one.
+TEST(Allocator, CloneCopiesTheBytesIntoAFreshBlock) {
+  c10::Allocator* alloc = c10::GetAllocator(c10::kCPU);
+  DataPtr original = alloc->allocate(16);
+  for (int i = 0; i < 16; ++i) static_cast<unsigned char*>(original.get())[i] = i * 3;
+  DataPtr copy = alloc->clone(original.get(), 16);
+  ASSERT_NE(copy.get(), original.get());
+  EXPECT_EQ(std::memcmp(copy.get(), original.get(), 16), 0);
+  EXPECT_EQ(copy.device(), c10::Device(c10::kCPU));
+  alloc->copy_data(original.get(), copy.get(), 0);  // 0 bytes: nothing to copy
+  DataPtr empty = alloc->clone(nullptr, 0);
+  EXPECT_EQ(empty.device(), c10::Device(c10::kCPU));
+}

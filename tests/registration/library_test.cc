@@ -143,6 +143,26 @@ TEST(Library, ImplBeforeDefIsCheckedWhenTheDefArrives) {
   def.def("op(Tensor self) -> Tensor");
 }
 
+// See Note [Kernels for operators that do not exist] in Dispatcher.cc.
+TEST(Library, ImplOfAnOpTheDefinedNamespaceLacksNamesTheFileAndLine) {
+  Library def(Library::DEF, "lt10", std::nullopt, "def.cc", 3);
+  def.def("scale.Tensor(Tensor self, Tensor other) -> Tensor");
+  def.def("shift(Tensor self) -> Tensor");
+  Library impl(Library::IMPL, "lt10", DispatchKey::CPU, "backend.cc", 17);
+  const std::string msg = errorOf([&] { impl.impl("_copy_from", &twoArgs); });
+  EXPECT_THAT(msg, HasSubstr("impl: a kernel for lt10::_copy_from is registered at "
+                             "backend.cc:17, but no operator lt10::_copy_from exists: "
+                             "namespace 'lt10' is defined (registered at def.cc:3) "
+                             "without it. Check the name and overload"));
+  // A misspelt name or overload gets the nearest ones.
+  EXPECT_THAT(errorOf([&] { impl.impl("scale.Tensr", &twoArgs); }),
+              HasSubstr("Did you mean lt10::scale.Tensor?"));
+  EXPECT_THAT(errorOf([&] { impl.impl("shfit", &identity); }),
+              HasSubstr("Did you mean lt10::shift?"));
+  // The real op is accepted.
+  impl.impl("shift", &identity);
+}
+
 TEST(Library, SecondFallbackForAKeyIsRejected) {
   // The core's autograd package holds the Autograd keys' fallback.
   Library second(Library::IMPL, "_", DispatchKey::AutogradPrivateUse1, "f2.cc", 2);

@@ -22,6 +22,23 @@ out=$("$ops" --load="$plugin" plugins)
 grep -qE "^opstool .*libember_opstool.so \(ABI 1, fingerprint [0-9a-f]+\)" <<<"$out" || fail "plugins: $out"
 grep -qE "^cpu .*libember_cpu.so" <<<"$out" || fail "plugins (cpu): $out"
 
+# Without --load, the plugins of the search path: EMBER_PLUGIN_PATH first.
+dir=$(mktemp -d)
+cp "$plugin" "$dir/"
+out=$(EMBER_PLUGIN_PATH="$dir" "$ops" plugins)
+grep -qE "^  opstool $dir/libember_opstool.so \(loaded\), load with torch::load_library" <<<"$out" || fail "plugins (search path): $out"
+grep -qE "^opstool $dir/libember_opstool.so" <<<"$out" || fail "plugins (loaded from the search path): $out"
+out=$(EMBER_PLUGIN_PATH="$dir" "$ops" --no-search plugins)
+grep -qE "^  opstool $dir/libember_opstool.so \(loadable\)" <<<"$out" || fail "plugins --no-search: $out"
+out=$(EMBER_PLUGIN_PATH="$dir" "$ops" dump opstool::double_it)
+grep -qE "^CPU: kernel registered at tests/tools/ops_plugin.cc" <<<"$out" || fail "dump (search path): $out"
+# A file that is not a plugin is listed with the reason and skipped.
+echo "not an ELF file" > "$dir/libember_bogus.so"
+out=$(EMBER_PLUGIN_PATH="$dir" "$ops" plugins 2>err.txt)
+grep -qE "^  \? $dir/libember_bogus.so \(refused: .*libember_bogus.so" <<<"$out" || fail "plugins (bogus): $out"
+grep -qF "ops: skipping $dir/libember_bogus.so" err.txt || fail "bogus skipped: $(cat err.txt)"
+rm -rf "$dir"
+
 if "$ops" dump nosuch::op 2>err.txt; then fail "dump of an unknown op succeeded"; fi
 grep -qF "no operator named nosuch::op" err.txt || fail "unknown op message: $(cat err.txt)"
 if "$ops" --load=/nonexistent.so list 2>err.txt; then fail "bad plugin succeeded"; fi

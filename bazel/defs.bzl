@@ -49,7 +49,8 @@ def ember_core_library(
         srcs = srcs,
         # thread_locals through TLS descriptors: See Note [TLS model of the
         # key sets] in c10/core/impl/LocalDispatchKeySet.cc. Clang 14
-        # (--config=fuzz) has no such flag and keeps its default model.
+        # (--config=asan, the fuzz build) has no such flag and keeps its
+        # default model.
         copts = select({
             "//bazel:fuzzing": [],
             "//conditions:default": ["-mtls-dialect=gnu2"],

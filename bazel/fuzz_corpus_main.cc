@@ -1,4 +1,4 @@
-// bazel/fuzz_corpus_main.cc — main() of a fuzz target outside --config=fuzz:
+// bazel/fuzz_corpus_main.cc — main() of a fuzz target outside --config=asan:
 // runs LLVMFuzzerTestOneInput once over each file named on the command line
 // (See Note [Fuzz targets] in bazel/fuzz.bzl). Arguments starting with '-'
 // are libFuzzer flags and are skipped. Each input is copied into a buffer

@@ -81,6 +81,17 @@ static_assert(offsetof(PluginDescriptor, layout_version) == 8 &&
 #define EMBER_PLUGIN_RETAIN_
 #endif
 
+// Clang's AddressSanitizer pads every instrumented global with a redzone,
+// which would grow the .ember_plugin section past one descriptor (208 bytes
+// became 256) and the loader would refuse the plugin; the descriptor is read
+// from the file, never through a pointer, so it needs no redzone. GCC does
+// not pad variables placed in a named section.
+#if defined(__clang__)
+#define EMBER_PLUGIN_NO_REDZONE_ no_sanitize("address"),
+#else
+#define EMBER_PLUGIN_NO_REDZONE_
+#endif
+
 // EMBER_PLUGIN_DESCRIPTOR(name, fingerprint)
 //
 // Defines a descriptor (See Note [Plugin descriptor]) with a given
@@ -89,7 +100,8 @@ static_assert(offsetof(PluginDescriptor, layout_version) == 8 &&
 // that must be refused.
 #define EMBER_PLUGIN_DESCRIPTOR(name, fingerprint)                       \
   extern "C" __attribute__((section(".ember_plugin"), used,              \
-                            EMBER_PLUGIN_RETAIN_ visibility("default"))) \
+                            EMBER_PLUGIN_RETAIN_ EMBER_PLUGIN_NO_REDZONE_ \
+                            visibility("default")))                       \
   const ::c10::PluginDescriptor ember_plugin_descriptor = {              \
       ::c10::kPluginDescriptorMagic, ::c10::kPluginDescriptorLayout,     \
       EMBER_ABI_VERSION, #name, fingerprint};

@@ -82,7 +82,7 @@ TEST_F(Guards, DeviceGuardWithoutAnIndexKeepsTheCurrentDevice) {
   runtime_.setDevice(dev(1));
   const int switches = runtime_.device_switches();
   {
-    c10::DeviceGuard guard(c10::Device(c10::kPrivateUse1));
+    c10::DeviceGuard guard{c10::Device(c10::kPrivateUse1)};
     EXPECT_EQ(guard.original_device(), dev(1));
     EXPECT_EQ(guard.current_device(), dev(1));
     EXPECT_EQ(runtime_.device_switches(), switches);  // only read
@@ -123,7 +123,7 @@ TEST_F(Guards, ResetDeviceToAnotherTypeRestoresTheFirstType) {
 TEST_F(Guards, DeviceGuardOnCpuLeavesOtherDevicesAlone) {
   const int switches = runtime_.device_switches();
   {
-    c10::DeviceGuard guard(c10::Device(c10::kCPU));
+    c10::DeviceGuard guard{c10::Device(c10::kCPU)};
     EXPECT_EQ(guard.original_device(), c10::Device(c10::kCPU));
     c10::StreamGuard stream_guard(
         c10::Stream(c10::Stream::DEFAULT, c10::Device(c10::kCPU)));

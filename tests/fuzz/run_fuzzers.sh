@@ -2,7 +2,9 @@
 # tests/fuzz/run_fuzzers.sh [SECONDS] [TARGET…] — runs each fuzz target (all
 # by default) for SECONDS (default 25) from a copy of its checked-in corpus,
 # one at a time, with -rss_limit_mb=2048 (an input-driven blow-up is a
-# finding). Build first: ./bazelw build --config=fuzz //tests/fuzz/...
+# finding). Build first: ./bazelw build --config=asan //tests/fuzz/...
+# (the asan config is the libFuzzer build; See Note [One build for ASan and
+# fuzzing] in .bazelrc).
 #
 # Prints one line per target in Bazel's summary format, which .ci/run counts:
 #   //tests/fuzz:json_fuzz   PASSED in 25s (fuzzing: 812345 runs, cov 1021 ft 3311)
@@ -21,7 +23,7 @@ if ((${#targets[@]} == 0)); then
     targets+=("${t%_corpus}")
   done
 fi
-bin=$(./bazelw info --config=fuzz bazel-bin 2>/dev/null)
+bin=$(./bazelw info --config=asan bazel-bin 2>/dev/null)
 artifacts=${EMBER_FUZZ_ARTIFACTS:-$(mktemp -d)}
 mkdir -p "$artifacts"
 status=0

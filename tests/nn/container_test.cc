@@ -104,7 +104,7 @@ TEST(AnyModule, ForwardsOneOrMoreTensorsAndCastsBack) {
   EXPECT_EQ(&any.get<nn::LinearImpl>(), linear.get());
   EXPECT_EQ(any.ptr().get(), linear.get());
   EXPECT_TRUE(any.type_info() == typeid(nn::LinearImpl));
-  nn::AnyModule loss(nn::MSELoss(torch::kSum));
+  nn::AnyModule loss{nn::MSELoss(torch::kSum)};
   auto l = loss.forward(torch::ones({2}), torch::zeros({2}));
   EXPECT_EQ(l.item<float>(), 2.0f);
   EXPECT_THAT(errorOf([&] { loss.forward(torch::ones({2})); }),

@@ -75,7 +75,11 @@ TEST_P(AutogenOutOverloads, PointwiseOutFormsMatchTheFunctionalForms) {
 TEST_P(AutogenOutOverloads, DropoutOutFormsMatchTheFunctionalForms) {
   const at::Tensor x = rand({4, 5}, kFloat, {1, 2}, 5);
   at::manual_seed(7);
-  const auto [want, want_mask] = at::native_dropout(x, 0.4, true);
+  // Named references, not a structured binding: C++17 lambdas (clang's
+  // reading) cannot capture a structured binding.
+  const auto forward = at::native_dropout(x, 0.4, true);
+  const at::Tensor& want = std::get<0>(forward);
+  const at::Tensor& want_mask = std::get<1>(forward);
   at::manual_seed(7);
   at::Tensor o0 = empty(kDouble), o1 = empty(kBool);
   const auto r = at::native_dropout_out(o0, o1, x, 0.4, true);

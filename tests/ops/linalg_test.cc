@@ -127,7 +127,8 @@ TEST_P(Linalg, AddmmAndBaddbmmScaleAndBroadcastSelf) {
     const Ref prod = matmul_ref(a, b);
     for (auto [beta, alpha] : {std::pair<double, double>{1, 1}, {0.5, 2}, {0, 1}}) {
       SCOPED_TRACE(c10::str(dt, " beta=", beta, " alpha=", alpha));
-      const Ref want = zip(prod, s, [beta, alpha](double p, double x) {
+      // Init-captures: C++17 lambdas cannot capture a structured binding.
+      const Ref want = zip(prod, s, [beta = beta, alpha = alpha](double p, double x) {
         return alpha * p + beta * x;
       });
       EXPECT_TRUE(close(at::baddbmm(make_tensor(s, dt, device()), make_tensor(a, dt, device()),

@@ -67,7 +67,11 @@ TEST_P(NnOutOverloads, NllLossOutOutputAndGradInput) {
                    return at::nll_loss_out(o, x, target, wt, red, 1);
                  },
                  "nll_loss");
-      const auto [want, total] = at::nll_loss_forward(x, target, wt, red, -100);
+      // Named references, not a structured binding: C++17 lambdas (clang's
+      // reading) cannot capture a structured binding.
+      const auto forward = at::nll_loss_forward(x, target, wt, red, -100);
+      const at::Tensor& want = std::get<0>(forward);
+      const at::Tensor& total = std::get<1>(forward);
       at::Tensor o = empty(kDouble), tw = empty(kDouble);
       auto r = at::nll_loss_forward_out(o, tw, x, target, wt, red, -100);
       EXPECT_TRUE(std::get<0>(r).is_same(o));
@@ -95,7 +99,9 @@ TEST_P(NnOutOverloads, NllLoss2dOutOutputAndGradInput) {
                  return at::nll_loss2d_out(o, x, target, std::nullopt, red, -100);
                },
                "nll_loss2d");
-    const auto [want, total] = at::nll_loss2d_forward(x, target, std::nullopt, red, -100);
+    const auto forward = at::nll_loss2d_forward(x, target, std::nullopt, red, -100);
+    const at::Tensor& want = std::get<0>(forward);
+    const at::Tensor& total = std::get<1>(forward);
     at::Tensor o = empty(kFloat), tw = empty(kFloat);
     at::nll_loss2d_forward_outf(x, target, std::nullopt, red, -100, o, tw);
     EXPECT_TRUE(at::equal(o, want));

@@ -81,8 +81,9 @@ TEST(Json, SyntaxErrorsGiveTheirByteOffset) {
       {"{} x", "unexpected 'x' after the document at byte 3"},
       {"'a'", "unexpected ''', expected a value at byte 0"},
   };
-  for (const auto& [text, message] : cases) {
-    EXPECT_THAT(errorOf([&] { json::parse(text); }), HasSubstr(std::string("JSON: ") + message))
+  for (const auto& c : cases) {
+    const std::string& text = c.first;  // lambdas cannot capture structured bindings in C++17
+    EXPECT_THAT(errorOf([&] { json::parse(text); }), HasSubstr(std::string("JSON: ") + c.second))
         << text;
   }
   std::string deep(65, '[');

@@ -5,7 +5,8 @@
 #include "sdk/plugin.h"
 
 extern "C"
-    __attribute__((section(".ember_plugin"), used, visibility("default")))
+    __attribute__((section(".ember_plugin"), used, EMBER_PLUGIN_NO_REDZONE_
+                   visibility("default")))
     const c10::PluginDescriptor ember_plugin_descriptor = {
         c10::kPluginDescriptorMagic, c10::kPluginDescriptorLayout, 999,
         "wrongabi", EMBER_BUILD_FINGERPRINT};

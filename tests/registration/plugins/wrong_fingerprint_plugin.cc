@@ -4,7 +4,8 @@
 #include "registration/plugin_descriptor.h"
 
 extern "C"
-    __attribute__((section(".ember_plugin"), used, visibility("default")))
+    __attribute__((section(".ember_plugin"), used, EMBER_PLUGIN_NO_REDZONE_
+                   visibility("default")))
     const c10::PluginDescriptor ember_plugin_descriptor = {
         c10::kPluginDescriptorMagic, c10::kPluginDescriptorLayout,
         EMBER_ABI_VERSION, "wrongfingerprint", "not-this-core"};

@@ -153,16 +153,34 @@ template <typename T>
 using wrap_t = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned,
                                   std::make_unsigned_t<T>>;
 
+// A floating value converted to an integral type without undefined
+// behaviour: truncated toward zero to int64 (NaN and values outside int64
+// map to INT64_MIN, what x86's conversion instruction gives), then wrapped
+// to the target's width, as PyTorch does for uint8 (-2.5 -> 254). A plain
+// static_cast of an out-of-range value is undefined (UBSan's
+// float-cast-overflow).
+template <typename To>
+inline To floating_to_integral(double d) {
+  constexpr double kTwo63 = 9223372036854775808.0;
+  const int64_t i =
+      d >= -kTwo63 && d < kTwo63 ? static_cast<int64_t>(d) : std::numeric_limits<int64_t>::min();
+  return static_cast<To>(static_cast<wrap_t<To>>(static_cast<uint64_t>(i)));
+}
+
 // ember::cpu::convert<To>(from) — one element from one dtype to another,
 // as copy_ and type promotion do: numbers keep their value where the target
-// holds it (floating to integral truncates toward zero), anything nonzero
-// is true, Half and BFloat16 go through float.
+// holds it (floating to integral truncates toward zero, out-of-range values
+// wrap: See floating_to_integral), anything nonzero is true, Half and
+// BFloat16 go through float.
 template <typename To, typename From>
 inline To convert(From v) {
   if constexpr (std::is_same_v<To, From>) {
     return v;
   } else if constexpr (std::is_same_v<To, bool>) {
     return static_cast<opmath_t<From>>(v) != opmath_t<From>(0);
+  } else if constexpr (std::is_integral_v<To> &&
+                       (is_reduced_float_v<From> || std::is_floating_point_v<From>)) {
+    return floating_to_integral<To>(static_cast<double>(static_cast<opmath_t<From>>(v)));
   } else if constexpr (is_reduced_float_v<From>) {
     return static_cast<To>(static_cast<float>(v));
   } else if constexpr (is_reduced_float_v<To>) {

@@ -101,9 +101,14 @@ TEST_P(NnNormOutOverloads, BatchNormOutRefusesOtherDtypesBeforeUpdatingRunningSt
 
 TEST_P(NnNormOutOverloads, BatchNormOutReducedPrecisionStatisticsAreFloat) {
   const at::Tensor x = rand({4, 2, 3}, kHalf, {-2, 2}, 10);
-  const auto [y, mean, invstd] =
+  // Named references, not a structured binding: a C++17 lambda cannot
+  // capture one (clang refuses).
+  const auto y_mean_invstd_tuple =
       at::native_batch_norm(x, std::nullopt, std::nullopt, std::nullopt, std::nullopt, true,
                             0.1, 1e-5);
+  const auto& y = std::get<0>(y_mean_invstd_tuple);
+  const auto& mean = std::get<1>(y_mean_invstd_tuple);
+  const auto& invstd = std::get<2>(y_mean_invstd_tuple);
   ASSERT_EQ(mean.scalar_type(), kFloat);  // the functional kernel's choice
   at::Tensor o = empty(kHalf), m = empty(kFloat), s = empty(kFloat);
   at::native_batch_norm_out(o, m, s, x, std::nullopt, std::nullopt, std::nullopt,
@@ -118,8 +123,13 @@ TEST_P(NnNormOutOverloads, BatchNormOutReducedPrecisionStatisticsAreFloat) {
 TEST_P(NnNormOutOverloads, BatchNormBackwardOutMatchesAndCopiesIntoAnyDtype) {
   const at::Tensor x = rand({4, 3, 2}, kFloat, {-2, 2}, 11);
   const at::Tensor w = rand({3}, kFloat, {0.5, 2}, 12), g = rand({4, 3, 2}, kFloat, {-1, 1}, 13);
-  const auto [y, mean, invstd] =
+  // Named references, not a structured binding: a C++17 lambda cannot
+  // capture one (clang refuses).
+  const auto y_mean_invstd_tuple =
       at::native_batch_norm(x, w, std::nullopt, std::nullopt, std::nullopt, true, 0.1, 1e-5);
+  const auto& y = std::get<0>(y_mean_invstd_tuple);
+  const auto& mean = std::get<1>(y_mean_invstd_tuple);
+  const auto& invstd = std::get<2>(y_mean_invstd_tuple);
   const auto want = at::native_batch_norm_backward(g, x, w, std::nullopt, std::nullopt, mean,
                                                    invstd, true, 1e-5, {true, true, true});
   for (const ScalarType dtype : {kFloat, kDouble}) {
@@ -171,7 +181,12 @@ TEST_P(NnNormOutOverloads, LayerNormBackwardOutMatchesAndNeedsEveryResult) {
   const at::Tensor x = rand({3, 5}, kDouble, {-2, 2}, 18);
   const at::Tensor w = rand({5}, kDouble, {0.5, 2}, 19), b = rand({5}, kDouble, {-1, 1}, 20);
   const at::Tensor g = rand({3, 5}, kDouble, {-1, 1}, 21);
-  const auto [y, mean, rstd] = at::native_layer_norm(x, {5}, w, b, 1e-5);
+  // Named references, not a structured binding: a C++17 lambda cannot
+  // capture one (clang refuses).
+  const auto y_mean_rstd_tuple = at::native_layer_norm(x, {5}, w, b, 1e-5);
+  const auto& y = std::get<0>(y_mean_rstd_tuple);
+  const auto& mean = std::get<1>(y_mean_rstd_tuple);
+  const auto& rstd = std::get<2>(y_mean_rstd_tuple);
   const auto want =
       at::native_layer_norm_backward(g, x, {5}, mean, rstd, w, b, {true, true, true});
   at::Tensor o0 = at::empty({5, 3}, options(kDouble)).t(), o1 = empty(kFloat),

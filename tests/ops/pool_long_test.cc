@@ -89,7 +89,11 @@ TEST_P(PoolLong, OtherIntegralDtypesStayRefusedByAvgPoolAndMaxPoolBackward) {
               HasSubstr("avg_pool2d: dtype Int is not supported; use a floating dtype or "
                         "Long"));
   const at::Tensor l = at::zeros({1, 2, 2}, options(kLong));
-  const auto [v, idx] = at::max_pool2d_with_indices(l, {2, 2});
+  // Named references, not a structured binding: a C++17 lambda cannot
+  // capture one (clang refuses).
+  const auto v_idx_tuple = at::max_pool2d_with_indices(l, {2, 2});
+  const auto& v = std::get<0>(v_idx_tuple);
+  const auto& idx = std::get<1>(v_idx_tuple);
   EXPECT_THAT(errorOf([&] {
                 at::max_pool2d_with_indices_backward(v, l, {2, 2}, {2, 2}, {0, 0}, {1, 1},
                                                      false, idx);

@@ -445,7 +445,11 @@ TEST_P(Pool, ErrorsFollowPyTorchsChecks) {
   EXPECT_THAT(errorOf([&] { at::adaptive_avg_pool2d(x, {-1, 2}); }),
               HasSubstr("elements of output_size must be greater than or equal to 0"));
   // Backward: shapes, index dtype and range.
-  const auto [v, idx] = at::max_pool2d_with_indices(x, {2});
+  // Named references, not a structured binding: a C++17 lambda cannot
+  // capture one (clang refuses).
+  const auto v_idx_tuple = at::max_pool2d_with_indices(x, {2});
+  const auto& v = std::get<0>(v_idx_tuple);
+  const auto& idx = std::get<1>(v_idx_tuple);
   EXPECT_THAT(errorOf([&] {
                 at::max_pool2d_with_indices_backward(at::ones({1, 2, 3, 3}, options(kFloat)), x,
                                                      {2}, {2}, {0}, {1}, false, idx);

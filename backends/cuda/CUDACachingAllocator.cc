@@ -92,7 +92,7 @@ void deleteBlock(void* ptr) { policy().free(ptr); }
 
 class CUDAAllocator final : public c10::Allocator {
  public:
-  c10::DataPtr allocate(size_t n) const override {
+  c10::DataPtr allocate(size_t n) override {
     requireDevice("CUDA allocation");
     const c10::DeviceIndex device = currentDevice();
     const c10::Device where(c10::kCUDA, device);
@@ -103,6 +103,12 @@ class CUDAAllocator final : public c10::Allocator {
     return c10::DataPtr(ptr, ptr, &deleteBlock, where);
   }
   c10::DeleterFnPtr raw_deleter() const override { return &deleteBlock; }
+  // Both pointers are device memory (PyTorch's CUDA allocator does the same).
+  void copy_data(void* dest, const void* src, size_t count) const override {
+    if (count == 0) return;
+    requireDevice("CUDA copy");
+    C10_CUDA_CHECK(cudaMemcpy(dest, src, count, cudaMemcpyDeviceToDevice));
+  }
 };
 
 CUDAAllocator g_cuda_allocator;

@@ -127,7 +127,6 @@ TEST_P(NnNormOutOverloads, BatchNormBackwardOutMatchesAndCopiesIntoAnyDtype) {
   // capture one (clang refuses).
   const auto y_mean_invstd_tuple =
       at::native_batch_norm(x, w, std::nullopt, std::nullopt, std::nullopt, true, 0.1, 1e-5);
-  const auto& y = std::get<0>(y_mean_invstd_tuple);
   const auto& mean = std::get<1>(y_mean_invstd_tuple);
   const auto& invstd = std::get<2>(y_mean_invstd_tuple);
   const auto want = at::native_batch_norm_backward(g, x, w, std::nullopt, std::nullopt, mean,
@@ -184,7 +183,6 @@ TEST_P(NnNormOutOverloads, LayerNormBackwardOutMatchesAndNeedsEveryResult) {
   // Named references, not a structured binding: a C++17 lambda cannot
   // capture one (clang refuses).
   const auto y_mean_rstd_tuple = at::native_layer_norm(x, {5}, w, b, 1e-5);
-  const auto& y = std::get<0>(y_mean_rstd_tuple);
   const auto& mean = std::get<1>(y_mean_rstd_tuple);
   const auto& rstd = std::get<2>(y_mean_rstd_tuple);
   const auto want =

@@ -136,7 +136,7 @@ TEST_P(Linalg, AddmmAndBaddbmmScaleAndBroadcastSelf) {
                         want, dt, product_tol(dt)));
       const Ref a0({3, 4}, std::vector<double>(a.v.begin(), a.v.begin() + 12));
       const Ref b0({4, 5}, std::vector<double>(b.v.begin(), b.v.begin() + 20));
-      const Ref want2 = zip(matmul_ref(a0, b0), s, [beta, alpha](double p, double x) {
+      const Ref want2 = zip(matmul_ref(a0, b0), s, [beta = beta, alpha = alpha](double p, double x) {
         return alpha * p + beta * x;
       });
       EXPECT_TRUE(close(at::addmm(make_tensor(s, dt, device()), make_tensor(a0, dt, device()),

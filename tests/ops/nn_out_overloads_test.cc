@@ -143,8 +143,10 @@ TEST_P(NnOutOverloads, BinaryCrossEntropyOutAndGradInput) {
 TEST_P(NnOutOverloads, PoolOutAndGradInput) {
   for (const ScalarType dtype : {kFloat, kDouble}) {
     const at::Tensor x = rand({2, 3, 5, 6}, dtype, {-4, 4}, 14);
-    const auto [want, idx] = at::max_pool2d_with_indices(x, {2, 3}, {2, 2}, {1, 1}, {1, 1},
+    const auto want_idx = at::max_pool2d_with_indices(x, {2, 3}, {2, 2}, {1, 1}, {1, 1},
                                                          true);
+    const auto& want = std::get<0>(want_idx);
+    const auto& idx = std::get<1>(want_idx);
     at::Tensor o = empty(dtype), i = empty(kLong);
     auto r = at::max_pool2d_with_indices_out(o, i, x, {2, 3}, {2, 2}, {1, 1}, {1, 1}, true);
     EXPECT_TRUE(std::get<0>(r).is_same(o));

@@ -25,33 +25,11 @@
 namespace ember::cpu {
 namespace {
 
-void check_sizes(c10::IntArrayRef sizes, const char* op) {
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    TORCH_CHECK(sizes[d] >= 0, op, ": sizes must be non-negative, but got ",
-                sizes, " (size ", sizes[d], " at dimension ", d,
-                "). Pass sizes >= 0.");
-  }
-}
-
 void check_dtype(c10::ScalarType dtype, const char* op) {
   TORCH_CHECK(dtype != c10::ScalarType::Undefined &&
                   dtype != c10::ScalarType::NumOptions,
               op, ": expected a dtype such as Float or Long, but got ", dtype,
               ". Pass the dtype of the elements to allocate.");
-}
-
-// numel * itemsize for `sizes`, refusing products that overflow.
-size_t contiguous_nbytes(c10::IntArrayRef sizes, c10::ScalarType dtype,
-                         const char* op) {
-  uint64_t bytes = c10::elementSize(dtype);
-  for (int64_t s : sizes) {
-    TORCH_CHECK(!__builtin_mul_overflow(bytes, static_cast<uint64_t>(s), &bytes) &&
-                    bytes <= static_cast<uint64_t>(INT64_MAX),
-                op, ": a tensor of sizes ", sizes, " and dtype ", dtype,
-                " needs more bytes than a 64-bit size holds. Use smaller "
-                "sizes.");
-  }
-  return static_cast<size_t>(bytes);
 }
 
 at::Tensor make_tensor(size_t nbytes, c10::ScalarType dtype) {
@@ -82,9 +60,9 @@ void check_options(const char* op, std::optional<c10::Layout> layout,
 
 at::Tensor empty_cpu(c10::IntArrayRef sizes, c10::ScalarType dtype,
                      const char* op) {
-  check_sizes(sizes, op);
   check_dtype(dtype, op);
-  at::Tensor t = make_tensor(contiguous_nbytes(sizes, dtype, op), dtype);
+  at::Tensor t = make_tensor(c10::checked_contiguous_nbytes(sizes, c10::elementSize(dtype), op),
+                             dtype);
   if (!sizes.empty()) t.unsafeGetTensorImpl()->set_sizes_contiguous(sizes);
   return t;
 }
@@ -99,20 +77,9 @@ at::Tensor TensorIterator::allocate(c10::IntArrayRef sizes, c10::ScalarType dtyp
 
 at::Tensor empty_strided_cpu(c10::IntArrayRef sizes, c10::IntArrayRef strides,
                              c10::ScalarType dtype, const char* op) {
-  TORCH_CHECK(sizes.size() == strides.size(), op, ": got ", sizes.size(),
-              " sizes ", sizes, " but ", strides.size(), " strides ", strides,
-              "; pass one stride per dimension.");
-  check_sizes(sizes, op);
   check_dtype(dtype, op);
-  for (size_t d = 0; d < sizes.size(); ++d) {
-    TORCH_CHECK(strides[d] >= 0, op, ": strides must be non-negative, but got ",
-                strides, " (stride ", strides[d], " at dimension ", d, ").");
-  }
-  int64_t elements = 0;  // See Note [Strided extent]
-  TORCH_CHECK(c10::strided_extent(sizes, strides, &elements), op, ": sizes ", sizes,
-              " with strides ", strides,
-              " reach further than a 64-bit size holds. Use smaller sizes.");
-  at::Tensor t = make_tensor(contiguous_nbytes({elements}, dtype, op), dtype);
+  at::Tensor t = make_tensor(
+      c10::checked_strided_nbytes(sizes, strides, c10::elementSize(dtype), 0, op), dtype);
   t.unsafeGetTensorImpl()->set_sizes_and_strides(sizes, strides, 0);
   return t;
 }
@@ -130,7 +97,7 @@ at::Tensor empty_strided_cpu(c10::IntArrayRef sizes, c10::IntArrayRef strides,
 // and resize_out, aten/Resize.h) check and warn before they dispatch here.
 at::Tensor& resize_(at::Tensor& self, c10::IntArrayRef size,
                     std::optional<c10::MemoryFormat> memory_format) {
-  check_sizes(size, "resize_");
+  c10::check_sizes_non_negative(size, "resize_");
   const c10::MemoryFormat format = memory_format.value_or(c10::MemoryFormat::Contiguous);
   TORCH_CHECK(format != c10::MemoryFormat::Preserve, "resize_: memory format "
               "Preserve is not supported (there is no layout to keep when the "
@@ -141,7 +108,7 @@ at::Tensor& resize_(at::Tensor& self, c10::IntArrayRef size,
   if (self.sizes() == size && !memory_format.has_value()) return self;
   c10::TensorImpl* impl = self.unsafeGetTensorImpl();
   const size_t needed =
-      contiguous_nbytes(size, self.scalar_type(), "resize_") +
+      c10::checked_contiguous_nbytes(size, self.itemsize(), "resize_") +
       static_cast<size_t>(self.storage_offset()) * self.itemsize();
   const c10::Storage& storage = impl->storage();
   if (storage.nbytes() < needed) {
@@ -189,7 +156,7 @@ at::Tensor empty(c10::IntArrayRef size, std::optional<c10::ScalarType> dtype,
   TORCH_CHECK(size.size() == 4, "empty: memory format ChannelsLast needs 4 "
               "sizes (N, C, H, W), but got ", size, ". Pass 4 sizes or use "
               "Contiguous.");
-  check_sizes(size, "empty");
+  c10::check_sizes_non_negative(size, "empty");
   // NHWC: C varies fastest, then W, then H, then N.
   const int64_t c = std::max<int64_t>(size[1], 1);
   const int64_t w = std::max<int64_t>(size[3], 1);

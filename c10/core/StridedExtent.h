@@ -10,14 +10,19 @@
 // a storage size or a bounds check (empty_strided, as_strided, from_blob)
 // computes this, and with sizes near 2^62 the products overflow: a
 // wrapped sum would let a view reach outside its storage. These helpers
-// return false instead, and their callers raise their own message.
+// return false instead, and their callers raise their own message; the
+// checked_*_nbytes forms at the end raise the factories' messages (used by
+// at::detail::empty_generic and the CPU plugin's empty, so that a device's
+// empty and the CPU's refuse the same geometries with the same words).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
 
 #include "c10/util/ArrayRef.h"
+#include "c10/util/Exception.h"
 
 namespace c10 {
 
@@ -59,6 +64,55 @@ inline bool strided_end_bytes(IntArrayRef sizes, IntArrayRef strides, int64_t of
   int64_t end = 0;
   return !__builtin_add_overflow(offset, extent, &end) &&
          !__builtin_mul_overflow(end, static_cast<int64_t>(itemsize), bytes);
+}
+
+// Throws "<op>: sizes must be non-negative, but got …" for a negative size.
+inline void check_sizes_non_negative(IntArrayRef sizes, const char* op) {
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    TORCH_CHECK(sizes[d] >= 0, op, ": sizes must be non-negative, but got ", sizes, " (size ",
+                sizes[d], " at dimension ", d, "). Pass sizes >= 0.");
+  }
+}
+
+// The bytes a contiguous tensor of `sizes` with `itemsize`-byte elements
+// needs; throws c10::Error naming `op` for a negative size or a count that
+// does not fit in int64_t.
+inline size_t checked_contiguous_nbytes(IntArrayRef sizes, size_t itemsize, const char* op) {
+  check_sizes_non_negative(sizes, op);
+  uint64_t bytes = itemsize;
+  for (int64_t s : sizes) {
+    TORCH_CHECK(!__builtin_mul_overflow(bytes, static_cast<uint64_t>(s), &bytes) &&
+                    bytes <= static_cast<uint64_t>(std::numeric_limits<int64_t>::max()),
+                op, ": a tensor of sizes ", sizes, " with ", itemsize,
+                "-byte elements needs more bytes than a 64-bit size holds. Use smaller sizes.");
+  }
+  return static_cast<size_t>(bytes);
+}
+
+// The bytes a tensor of `sizes` and `strides` starting `storage_offset`
+// elements into its storage needs (0 when it has no elements); throws
+// c10::Error naming `op` for mismatched lengths, negative sizes or strides,
+// and counts that do not fit in int64_t.
+inline size_t checked_strided_nbytes(IntArrayRef sizes, IntArrayRef strides, size_t itemsize,
+                                     size_t storage_offset, const char* op) {
+  TORCH_CHECK(sizes.size() == strides.size(), op, ": got ", sizes.size(), " sizes ", sizes,
+              " but ", strides.size(), " strides ", strides, "; pass one stride per dimension.");
+  check_sizes_non_negative(sizes, op);
+  for (size_t d = 0; d < strides.size(); ++d) {
+    TORCH_CHECK(strides[d] >= 0, op, ": strides must be non-negative, but got ", strides,
+                " (stride ", strides[d], " at dimension ", d, ").");
+  }
+  int64_t extent = 0;
+  TORCH_CHECK(strided_extent(sizes, strides, &extent), op, ": sizes ", sizes, " with strides ",
+              strides, " reach further than a 64-bit size holds. Use smaller sizes.");
+  if (extent == 0) return 0;
+  uint64_t elements = 0;
+  TORCH_CHECK(!__builtin_add_overflow(static_cast<uint64_t>(extent),
+                                      static_cast<uint64_t>(storage_offset), &elements),
+              op, ": storage offset ", storage_offset, " overflows.");
+  const int64_t elements_i64 = static_cast<int64_t>(
+      std::min<uint64_t>(elements, static_cast<uint64_t>(std::numeric_limits<int64_t>::max())));
+  return checked_contiguous_nbytes({elements_i64}, itemsize, op);
 }
 
 }  // namespace c10

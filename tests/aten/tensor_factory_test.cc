@@ -1,14 +1,16 @@
 // at::tensor and torch::tensor: shapes, values and dtype inference as in
 // libtorch, options (dtype, requires_grad), and the errors for ragged and
-// mixed-kind lists.
+// mixed-kind lists; at::detail::empty_generic and computeStorageNbytes.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <vector>
 
+#include <ATen/EmptyTensor.h>
 #include <torch/torch.h>
 
+#include "c10/core/CPUAllocator.h"
 #include "tests/support/error_of.h"
 
 using ::testing::HasSubstr;
@@ -233,3 +235,56 @@ TEST(TorchTensor, MixedKindsOfValuesAreRefused) {
 }
 
 }  // namespace
+
+// ---- at::detail::empty_generic and computeStorageNbytes ------------------------------
+// The helpers a backend makes its tensors with (aten/EmptyTensor.h) refuse the
+// same geometries as the CPU's empty, with the same words (c10/core/StridedExtent.h).
+
+TEST(EmptyGeneric, ComputesStorageBytes) {
+  EXPECT_EQ(at::detail::computeStorageNbytesContiguous({2, 3}, 4), 24u);
+  EXPECT_EQ(at::detail::computeStorageNbytesContiguous({2, 0}, 4), 0u);
+  // Sizes [2, 3] with strides [1, 2] reach elements 0..5; from offset 4: 10 elements.
+  EXPECT_EQ(at::detail::computeStorageNbytes({2, 3}, {1, 2}, 8, 4), 80u);
+  EXPECT_EQ(at::detail::computeStorageNbytes({2, 0}, {1, 2}, 8, 4), 0u);
+  // A zero stride (expanded) reaches one element.
+  EXPECT_EQ(at::detail::computeStorageNbytes({5}, {0}, 4), 4u);
+}
+
+TEST(EmptyGeneric, MakesTensorsOverTheGivenAllocator) {
+  at::Tensor t(at::detail::empty_generic({2, 3, 4, 5}, c10::GetCPUAllocator(),
+                                         c10::DispatchKeySet(c10::DispatchKey::CPU), at::kFloat,
+                                         c10::MemoryFormat::ChannelsLast));
+  EXPECT_EQ(sizes_of(t), (std::vector<int64_t>{2, 3, 4, 5}));
+  EXPECT_EQ(std::vector<int64_t>(t.strides().begin(), t.strides().end()),
+            (std::vector<int64_t>{60, 1, 15, 3}));
+  at::Tensor s(at::detail::empty_strided_generic({2, 3}, {1, 2}, c10::GetCPUAllocator(),
+                                                 c10::DispatchKeySet(c10::DispatchKey::CPU),
+                                                 at::kDouble));
+  EXPECT_EQ(s.storage().nbytes(), 48u);
+  s.fill_(2.0);
+  EXPECT_EQ(s.sum().item<double>(), 12.0);
+}
+
+TEST(EmptyGeneric, RefusesBadGeometriesNamingThem) {
+  c10::Allocator* cpu = c10::GetCPUAllocator();
+  const c10::DispatchKeySet ks(c10::DispatchKey::CPU);
+  EXPECT_THAT(errorOf([&] { at::detail::empty_generic({2, -1}, cpu, ks, at::kFloat); }),
+              HasSubstr("empty_generic: sizes must be non-negative, but got [2, -1] (size -1 at "
+                        "dimension 1)"));
+  EXPECT_THAT(errorOf([&] { at::detail::empty_generic({int64_t{1} << 62, 8}, cpu, ks, at::kFloat); }),
+              HasSubstr("empty_generic: a tensor of sizes [4611686018427387904, 8] with 4-byte "
+                        "elements needs more bytes than a 64-bit size holds"));
+  EXPECT_THAT(errorOf([&] { at::detail::empty_strided_generic({2}, {1, 1}, cpu, ks, at::kFloat); }),
+              HasSubstr("empty_strided_generic: got 1 sizes [2] but 2 strides [1, 1]"));
+  EXPECT_THAT(errorOf([&] { at::detail::empty_strided_generic({2}, {-1}, cpu, ks, at::kFloat); }),
+              HasSubstr("empty_strided_generic: strides must be non-negative, but got [-1]"));
+  EXPECT_THAT(errorOf([&] {
+                at::detail::empty_strided_generic({int64_t{1} << 40, 3}, {int64_t{1} << 40, 1},
+                                                  cpu, ks, at::kFloat);
+              }),
+              HasSubstr("reach further than a 64-bit size holds"));
+  EXPECT_THAT(errorOf([&] { at::detail::computeStorageNbytes({4}, {1}, 8, SIZE_MAX); }),
+              HasSubstr("computeStorageNbytes: storage offset"));
+  EXPECT_THAT(errorOf([&] { at::detail::empty_generic({2}, nullptr, ks, at::kFloat); }),
+              HasSubstr("empty_generic: the allocator is null"));
+}

@@ -50,7 +50,9 @@
 // mutex), which TSan sees through its pthread interceptors. Completion
 // callbacks are plain function pointers with a pointer argument, so no
 // closure written by an instrumented thread is read through gRPC's
-// invisible handoff. No `race:` suppression is used.
+// invisible handoff. No `race:` suppression is used; the one other entry,
+// `thread:grpc_core::Thread::Thread`, only forgives gRPC's own threads not
+// yet joined by its asynchronous shutdown when a worker process exits.
 #pragma once
 
 #include <grpcpp/grpcpp.h>

@@ -197,10 +197,12 @@ Agent::~Agent() {
 }
 
 void Agent::post(std::function<void()> task) {
-  {
-    std::lock_guard<std::mutex> g(pool_mutex_);
-    pool_tasks_.push_back(std::move(task));
-  }
+  // Notified under the lock: ~Agent takes it before destroying pool_cv_, so
+  // a handler still returning from post() on a gRPC thread is ordered before
+  // the destruction in a way TSan sees (the server's shutdown orders it too,
+  // but inside libgrpc).
+  std::lock_guard<std::mutex> g(pool_mutex_);
+  pool_tasks_.push_back(std::move(task));
   pool_cv_.notify_one();
 }
 

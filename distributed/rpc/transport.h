@@ -17,37 +17,42 @@
 // ~~~~~~~~~~~~~~~~~~~~
 // Debian's libgrpc is not built with ThreadSanitizer, but much of gRPC's C++
 // API is header-inline templates (the unary call paths, the handlers of a
-// service, the completion's std::function). Compiled into an instrumented
-// file they are checked by TSan while the atomics and futexes that order
-// them live in the uninstrumented library: every call that completes on
-// another thread is then a false report. So every such template is
-// instantiated here, in transport.cc and the generated rpc.grpc.pb.cc,
-// which --config=tsan compiles without -fsanitize=thread (.bazelrc), like
-// libgrpc itself. The rest of the agent (agent.cc, rref.cc, rpc.cc,
-// wire.cc) is instrumented and hands work between gRPC's threads and its
-// own only through std::mutex / std::condition_variable (the agent's
-// mutex, the pool's queue, Futures), which TSan sees through its pthread
-// interceptors from either kind of code. Completion callbacks are plain
-// function pointers with a pointer argument, so no closure written by an
-// instrumented thread is read through gRPC's invisible handoff.
+// service, the completion's std::function, shared_ptr<Channel>). Compiled
+// into an instrumented file they are checked by TSan while the atomics and
+// futexes that order them live in the uninstrumented library: every call
+// that completes on another thread is then a false report. So every such
+// template is instantiated in one module of its own,
+// libember_rpc_transport.so (transport.cc, the generated rpc.grpc.pb.cc and
+// rpc.pb.cc), which --config=tsan compiles without -fsanitize=thread
+// (.bazelrc), like libgrpc itself.
 //
-// What is left (so the multi-process suites are still tagged no_tsan): TSan's
-// operator new/delete and memcpy interceptors are checked in every module
-// not named by a called_from_lib suppression. gRPC objects owned through
-// std::shared_ptr (a channel, found by tests/distributed under
-// --config=tsan) are freed by the header-inline shared_ptr code in this
-// shared object, while gRPC's own threads earlier read strings inside them
-// through libstdc++'s out-of-line std::string copy; the order between the
-// two lives in libgrpc and is invisible, so TSan reports "operator delete
-// vs. memcpy" at a channel's destruction. Suppressing libstdc++ with
-// called_from_lib would also drop the pthread calls of
-// std::condition_variable (TSan skips every interceptor of an ignored
-// library), and a race: suppression cannot name the frames, which are
-// uninstrumented. With the transport split and the suppressions of
-// tests/distributed/tsan_suppressions.cc every other report is gone: under
-// --config=tsan wire_test, rref_test and launch_test passed, rpc_test 6 of 7
-// and fault_test 0 of 3, each failure one report of this kind and none in
-// Ember's code.
+// Uninstrumented code still calls TSan's interceptors (operator
+// new/delete, malloc/free, memcpy, epoll), and those are checked unless the
+// caller's module is named by a `called_from_lib` suppression. The tests
+// name gRPC, abseil and libember_rpc_transport.so (tests/distributed/
+// tsan.supp, compiled into every suite as __tsan_default_suppressions):
+// e.g. a channel is freed by shared_ptr code inlined into transport.cc
+// after gRPC's threads read strings inside it through libstdc++, ordered
+// only inside libgrpc; with transport.cc in its own ignored module that
+// free is no longer checked (and its shadow is reset, so the memory's next
+// owner starts clean). A module is the unit TSan can ignore, hence the
+// separate shared object: while transport.cc was linked into
+// libember_distributed.so, ignoring it would have ignored the agent too,
+// and libstdc++ cannot be ignored (its pthread calls for
+// std::condition_variable would vanish with it).
+//
+// What stays checked: every access by instrumented code (the agent in
+// libember_distributed.so: agent.cc, rref.cc, rpc.cc, wire.cc; the core;
+// the tests), on any thread, including gRPC's threads running the agent's
+// handler and completion callbacks. The agent hands work between gRPC's
+// threads and its own only through std::mutex / std::condition_variable
+// (the agent's mutex, the pool's queue, Futures, wire.cc's slice-reference
+// mutex), which TSan sees through its pthread interceptors. Completion
+// callbacks are plain function pointers with a pointer argument, so no
+// closure written by an instrumented thread is read through gRPC's
+// invisible handoff. No `race:` suppression is used; the one other entry,
+// `thread:grpc_core::Thread::Thread`, only forgives gRPC's own threads not
+// yet joined by its asynchronous shutdown when a worker process exits.
 #pragma once
 
 #include <grpcpp/grpcpp.h>

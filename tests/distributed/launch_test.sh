@@ -5,8 +5,8 @@
 set -uo pipefail
 launch=$1
 program=$2
-# Under --config=tsan: the same called_from_lib suppressions as the gtest
-# suites' tsan_suppressions.cc (an example program does not link those).
+# Under --config=tsan: tsan.supp, the list the gtest suites get compiled in
+# (an example program does not link it).
 export TSAN_OPTIONS="${TSAN_OPTIONS:-}:suppressions=$3"
 out=$(timeout 30 "$launch" --nproc=2 "$program" 2>&1)
 rc=$?

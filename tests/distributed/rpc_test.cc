@@ -133,6 +133,19 @@ TEST(Rpc, EveryValueKindRoundTrips) {
       expect_same_tensor(*opt[0], at::Tensor(*got_opt[0]));
       EXPECT_FALSE(got_opt[1].has_value());
       EXPECT_TRUE(rpc::rpc_sync(to, "rpc_test::echo_opt", {c10::IValue()}).isNone());
+      // Several results: tensors come back as a Tensor list; a mix with other
+      // kinds is refused with the reason (Ember's IValue has no tuple).
+      auto pair = rpc::rpc_sync(to, "rpc_test::echo_pair", {list[0], list[1]})
+                      .toTensorVector();
+      ASSERT_EQ(pair.size(), 2u);
+      expect_same_tensor(list[0], at::Tensor(pair[0]));
+      expect_same_tensor(list[1], at::Tensor(pair[1]));
+      EXPECT_THAT(errorOf([&] {
+                    rpc::rpc_sync(to, "rpc_test::echo_tensor_int",
+                                  {list[0], int64_t{3}});
+                  }),
+                  HasSubstr("rpc_test::echo_tensor_int returns 2 values, not all "
+                            "tensors; Ember's IValue has no tuple"));
     }
     rpc::shutdown();
   });

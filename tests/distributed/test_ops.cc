@@ -49,6 +49,9 @@ TORCH_LIBRARY(rpc_test, m) {
   EMBER_RPC_ECHO_("echo_tensors(Tensor[] x) -> Tensor[]");
   EMBER_RPC_ECHO_("echo_opt_tensors(Tensor?[] x) -> Tensor?[]");
   EMBER_RPC_ECHO_("echo_opt(Tensor? x) -> Tensor?");
+  // Several results (PyTorch's tuple returns).
+  EMBER_RPC_ECHO_("echo_pair(Tensor x, Tensor y) -> (Tensor, Tensor)");
+  EMBER_RPC_ECHO_("echo_tensor_int(Tensor x, int n) -> (Tensor, int)");
 #undef EMBER_RPC_ECHO_
   m.def("sleep_ms", &sleep_ms);
   m.def("fail", &fail);

@@ -10,7 +10,9 @@
 //   - rpc_sync of aten::add.Tensor on two 3x3 floats: the round trip;
 //   - rpc_sync of aten::add.Tensor on two 4 MiB floats: bytes sent per
 //     second (8 MiB of arguments per call; 4 MiB come back);
-//   - 8 threads calling rpc_sync (3x3 add) at once: calls per second.
+//   - 8 threads calling rpc_sync (3x3 add) at once: calls per second;
+//   - gRPC's bound for the 4 MiB add: the 4 MiB echo's bytes per second
+//     applied to the add's 12 MiB (8 MiB sent, 4 MiB back).
 // Printed with the anchors of DESIGN.md (PyTorch 1.13 RPC: 414 us and
 // 2.5 GB/s; gRPC's own sync echo: 78-94 us). A plain binary, not Google
 // Benchmark: the measurement needs a second process and a rendezvous.
@@ -192,6 +194,13 @@ int main(int argc, char** argv) {
   int status = 0;
   waitpid(child, &status, 0);
 
+  // Bytes through the connection per call: the echo moves 4 MiB each way;
+  // the add sends 8 MiB of arguments and gets 4 MiB back. gRPC's bound for
+  // the add: its 4 MiB echo's bytes-per-second over the add's 12 MiB.
+  const double echo_big_moved = 2.0 * (4 << 20) / (echo_big_us * 1e-6) / 1e9;
+  const double add_big_moved = 3.0 * (4 << 20) / (big_us * 1e-6) / 1e9;
+  const double grpc_bound_sent = echo_big_moved * 2.0 / 3.0;
+
   std::printf("%-52s %12s %22s\n", "workload (2 processes, loopback)", "Ember",
               "anchor -> ratio");
   std::printf("%-52s %9.1f us %22s\n", "raw gRPC sync echo 64 B, TCP (this run)",
@@ -201,11 +210,19 @@ int main(int argc, char** argv) {
   std::printf("%-52s %9.2f GB/s 0.85 GB/s (notes) (%.0f us per call)\n",
               "raw gRPC sync echo 4 MiB, unix socket (this run)", echo_big_gbps,
               echo_big_us);
-  std::printf("%-52s %9.1f us   414 us -> %.2fx PyTorch; %.2fx raw echo (TCP, this run)\n",
-              "rpc_sync add 3x3 round trip", add_us, add_us / 414.0, add_us / echo_tcp);
+  std::printf("%-52s %9.1f us   414 us -> %.2fx PyTorch; %.2fx raw echo (unix, "
+              "as Ember's local workers), %.2fx (TCP)\n",
+              "rpc_sync add 3x3 round trip", add_us, add_us / 414.0,
+              add_us / echo_unix_us, add_us / echo_tcp);
   std::printf("%-52s %9.2f GB/s 2.5 GB/s -> %.2fx PyTorch (%.0f us per call)\n",
               "rpc_sync add 2 x 4 MiB, argument bytes sent", sent_gbps,
               sent_gbps / 2.5, big_us);
+  std::printf("%-52s %9.2f GB/s -> %.2fx PyTorch's 2.5 GB/s at most\n",
+              "  gRPC's bound for it (4 MiB echo rate, this run)", grpc_bound_sent,
+              grpc_bound_sent / 2.5);
+  std::printf("%-52s %9.2f GB/s vs %.2f GB/s raw echo -> %.2fx\n",
+              "  bytes through the connection (12 MiB per call)", add_big_moved,
+              echo_big_moved, add_big_moved / echo_big_moved);
   std::printf("%-52s %9.0f /s\n", "8 threads calling rpc_sync add 3x3", calls_per_s);
   return 0;
 }

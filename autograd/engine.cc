@@ -255,16 +255,11 @@ struct Engine::Impl {
   }
 
   static void set_error(GraphTask& task, std::exception_ptr e) {
-    bool first = false;
-    {
-      std::lock_guard<std::mutex> lock(task.mutex_);
-      if (!task.has_error_.load(std::memory_order_relaxed)) {
-        task.exception_ = std::move(e);
-        task.has_error_.store(true, std::memory_order_relaxed);
-        first = true;
-      }
+    std::lock_guard<std::mutex> lock(task.mutex_);
+    if (!task.has_error_.load(std::memory_order_relaxed)) {
+      task.exception_ = std::move(e);
+      task.has_error_.store(true, std::memory_order_relaxed);
     }
-    if (first && task.on_error_) task.on_error_();
   }
 
   static void mark_completed(GraphTask& task) {

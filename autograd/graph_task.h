@@ -180,12 +180,6 @@ struct GraphTask {
   // The gradients init_to_execute's captures collect, in `outputs` order.
   std::vector<at::Tensor> captured_vars_;
 
-  // Called once, on the thread that records the task's first error, after
-  // it is recorded (before execution; may be empty). Distributed autograd
-  // uses it to stop waiting for gradients from other workers, which keep
-  // the task open (Note [FAST mode] in distributed/autograd/engine.cc).
-  std::function<void()> on_error_;
-
   // Callbacks queued with Engine::queue_callback; they run in order once
   // every Node has run (and no error occurred). Guarded by
   // final_callbacks_lock_, which callbacks may retake to queue more.

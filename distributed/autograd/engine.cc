@@ -1,6 +1,10 @@
 // DistEngine: FAST-mode distributed backward passes (engine.h).
 #include "distributed/autograd/engine.h"
 
+#include <chrono>
+#include <condition_variable>
+#include <list>
+#include <thread>
 #include <tuple>
 
 #include "aten/Functions.h"
@@ -39,12 +43,14 @@ namespace autograd {
 //     recv functions sent are done; later ones are answered at once. So the
 //     answers form a tree rooted at the worker that called backward(), which
 //     returns when its own task and all its RPCs are done: the whole pass.
-//   - Errors: a Node's error (GraphTask::on_error_), a failed gradient RPC,
-//     or the context's release aborts the pass: the error is set on the
-//     task and every reserved count is released by pushing the undelivered
-//     send functions, which the engine then skips, so the task completes
-//     with the error and its thread returns. An aborted pass stays in the
-//     context, refusing late deliveries, until the context is released.
+//   - Errors: a Node's error, a failed gradient RPC, or the context's
+//     release aborts the pass: the error is set on the task and every
+//     reserved count is released by pushing the undelivered send functions,
+//     which the engine then skips, so the task completes with the error and
+//     its thread returns. An aborted pass stays in the context, refusing
+//     late deliveries, until the context is released. The engine records a
+//     Node's error in the task without telling anyone, so the passes
+//     waiting for deliveries are watched (ErrorWatcher).
 
 namespace {
 
@@ -79,6 +85,90 @@ void abort_locked(BackwardPass& pass, std::exception_ptr error) {
     pass.undelivered.clear();
   }
   pass.early.clear();
+}
+
+// Note [Watching passes for errors]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A Node that throws sets the task's has_error_; the engine then skips the
+// task's remaining Nodes, but the counts reserved for undelivered send
+// functions keep the task open, and the deliveries may never come (the
+// error stopped the work that leads to them). The engine has no error
+// callback (adding one changes GraphTask, which every autograd file sees),
+// so one thread polls the passes that wait for deliveries, every
+// kWatchInterval, and aborts those whose task has an error; it sleeps
+// without polling while no pass waits. The flag is read relaxed: a late
+// read only delays the abort, which then takes the context's mutex.
+class ErrorWatcher {
+ public:
+  static ErrorWatcher& get() {
+    // Leaked with its detached thread: passes may end during exit.
+    static ErrorWatcher* w = new ErrorWatcher();
+    return *w;
+  }
+  using Entry = std::pair<std::weak_ptr<DistAutogradContext>, std::weak_ptr<BackwardPass>>;
+  std::list<Entry>::iterator watch(Entry e) {
+    std::lock_guard<std::mutex> g(mutex_);
+    auto it = entries_.insert(entries_.end(), std::move(e));
+    if (!started_) {
+      started_ = true;
+      std::thread([this] { run(); }).detach();
+    }
+    cv_.notify_one();
+    return it;
+  }
+  void unwatch(std::list<Entry>::iterator it) {
+    std::lock_guard<std::mutex> g(mutex_);
+    entries_.erase(it);
+  }
+
+ private:
+  static constexpr std::chrono::milliseconds kWatchInterval{2};
+  void run() {
+    std::unique_lock<std::mutex> l(mutex_);
+    for (;;) {
+      if (entries_.empty()) {
+        cv_.wait(l, [this] { return !entries_.empty(); });
+      } else {
+        cv_.wait_for(l, kWatchInterval);
+      }
+      std::vector<Entry> failed;
+      for (const auto& e : entries_) {
+        auto pass = e.second.lock();
+        if (pass && pass->task->has_error_.load(std::memory_order_relaxed)) {
+          failed.push_back(e);
+        }
+      }
+      l.unlock();
+      for (const auto& e : failed) {
+        auto c = e.first.lock();
+        auto p = e.second.lock();
+        if (!c || !p) continue;
+        std::lock_guard<std::mutex> g(c->mutex_);
+        abort_locked(*p, nullptr);  // the engine recorded the error
+      }
+      l.lock();
+    }
+  }
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::list<Entry> entries_;
+  bool started_ = false;
+};
+
+// Runs a pass's task on this thread until it completes (See Note [Threads
+// of a graph task] in autograd/engine.cc), watched for errors meanwhile.
+c10::intrusive_ptr<Future> run_pass(const ContextPtr& ctx,
+                                    const std::shared_ptr<BackwardPass>& pass,
+                                    std::shared_ptr<Node> root) {
+  auto& watcher = ErrorWatcher::get();
+  auto it = watcher.watch({ctx, pass});
+  struct Unwatch {
+    ErrorWatcher& w;
+    std::list<ErrorWatcher::Entry>::iterator it;
+    ~Unwatch() { w.unwatch(it); }
+  } unwatch{watcher, it};
+  return Engine::get_default_engine().execute_with_graph_task(
+      pass->task, std::move(root), InputBuffer(0));
 }
 
 // The root of a pass on one worker. See Note [FAST mode].
@@ -155,15 +245,6 @@ std::pair<std::shared_ptr<BackwardPass>, std::shared_ptr<Node>> make_pass(
     }
   }
   task.captured_vars_.resize(pass->leaves.size());
-  std::weak_ptr<DistAutogradContext> wctx = ctx;
-  std::weak_ptr<BackwardPass> wpass = pass;
-  task.on_error_ = [wctx, wpass] {
-    auto c = wctx.lock();
-    auto p = wpass.lock();
-    if (!c || !p) return;
-    std::lock_guard<std::mutex> g(c->mutex_);
-    abort_locked(*p, nullptr);  // the engine recorded the error
-  };
   return {std::move(pass), std::move(root)};
 }
 
@@ -284,9 +365,7 @@ void DistEngine::execute(int64_t context_id, const std::vector<at::Tensor>& root
   c10::intrusive_ptr<Future> fut;
   std::exception_ptr error;
   try {
-    fut = Engine::get_default_engine().execute_with_graph_task(
-        pass->task, root, InputBuffer(0));
-    root.reset();
+    fut = run_pass(ctx, pass, std::move(root));
     if (fut->hasError()) error = fut->exception_ptr();
   } catch (...) {
     error = std::current_exception();
@@ -374,8 +453,7 @@ c10::intrusive_ptr<Future> DistEngine::execute_send_function_async(
   post([ctx, pass, root, done]() mutable {
     c10::intrusive_ptr<Future> fut;
     try {
-      fut = Engine::get_default_engine().execute_with_graph_task(
-          pass->task, std::move(root), InputBuffer(0));
+      fut = run_pass(ctx, pass, std::move(root));
     } catch (...) {
       DistEngine::abort(*ctx, std::current_exception());
       done->setError(std::current_exception());

@@ -10,6 +10,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <signal.h>
+
 #include <chrono>
 #include <cmath>
 #include <thread>
@@ -31,17 +33,38 @@ using ::testing::Each;
 using ::testing::HasSubstr;
 
 // Operators the workers call remotely: this worker's live context count,
-// and an op without a derivative (its backward raises on the callee).
+// an op without a derivative (its backward raises on the callee), and one
+// whose backward kills the callee's process.
 namespace {
 int64_t live_contexts() { return dist_autograd::debug::live_contexts(); }
-at::Tensor no_derivative_kernel(const at::Tensor& self) { return self * 2; }
+at::Tensor twice_kernel(const at::Tensor& self) { return self * 2; }
+
+struct DieInBackward : torch::autograd::Function<DieInBackward> {
+  static at::Tensor forward(torch::autograd::AutogradContext*, at::Tensor self) {
+    at::AutoDispatchBelowADInplaceOrView guard;
+    return self * 2;
+  }
+  static torch::autograd::variable_list backward(torch::autograd::AutogradContext*,
+                                                 torch::autograd::variable_list grads) {
+    raise(SIGKILL);
+    return grads;
+  }
+};
+at::Tensor die_in_backward_autograd(const at::Tensor& self) {
+  return DieInBackward::apply(self);
+}
 }  // namespace
 TORCH_LIBRARY(dist_autograd_test, m) {
   m.def("live_contexts", &live_contexts);
   m.def("no_derivative(Tensor self) -> Tensor");
+  m.def("die_in_backward(Tensor self) -> Tensor");
 }
 TORCH_LIBRARY_IMPL(dist_autograd_test, CPU, m) {
-  m.impl("no_derivative", TORCH_FN(no_derivative_kernel));
+  m.impl("no_derivative", TORCH_FN(twice_kernel));
+  m.impl("die_in_backward", TORCH_FN(twice_kernel));
+}
+TORCH_LIBRARY_IMPL(dist_autograd_test, Autograd, m) {
+  m.impl("die_in_backward", &die_in_backward_autograd);
 }
 
 namespace {
@@ -246,6 +269,34 @@ TEST(DistAutograd, RemoteErrorDuringBackwardReachesCallerAndCleansUp) {
   EXPECT_THAT(codes, Each(0));
 }
 
+// A worker killed with SIGKILL during backward: the caller's backward fails
+// naming it, at once (the connection closes), instead of hanging.
+TEST(DistAutograd, WorkerKilledDuringBackwardFailsTheCaller) {
+  auto codes = run_workers(2, [](int rank, const rpc::RpcBackendOptions& o) {
+    rpc::init_rpc(worker_name(rank), rank, 2, o);
+    if (rank == 0) {
+      at::Tensor a = leaf(1);
+      {
+        dist_autograd::context ctx;
+        at::Tensor b = as_tensor(
+            rpc::rpc_sync("worker1", "dist_autograd_test::die_in_backward", {a}));
+        const auto start = std::chrono::steady_clock::now();
+        std::string error = errorOf([&] { dist_autograd::backward(ctx.id(), {b.sum()}); });
+        EXPECT_THAT(error, HasSubstr("'worker1' (rank 1)"));
+        EXPECT_THAT(error, HasSubstr("unreachable or died"));
+        EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+      }
+      EXPECT_EQ(dist_autograd::debug::live_contexts(), 0);
+      // (Whether shutdown reports the dead worker is rpc's business.)
+      errorOf([] { rpc::shutdown(); });
+      return;
+    }
+    rpc::shutdown();
+  });
+  EXPECT_EQ(codes[0], 0);
+  EXPECT_EQ(codes[1], 128 + SIGKILL);
+}
+
 TEST(DistAutograd, ThousandContextsLeaveNoneBehind) {
   auto codes = run_workers(2, [](int rank, const rpc::RpcBackendOptions& o) {
     rpc::init_rpc(worker_name(rank), rank, 2, o);
@@ -315,6 +366,16 @@ TEST(DistAutograd, UsageErrors) {
     at::Tensor y = as_tensor(rpc::rpc_sync("worker0", "aten::mul.Tensor", {x, x}));
     dist_autograd::backward(ctx.id(), {y.sum()});
     expect_equal(dist_autograd::get_gradients(ctx.id()).at(x), x.detach() * 2, "x");
+    // A local Node fails while the send function of y still waits for its
+    // gradients (which can then never come): the pass ends with the error.
+    static auto no_derivative = c10::Dispatcher::singleton()
+                                    .findSchemaOrThrow("dist_autograd_test::no_derivative", "")
+                                    .typed<at::Tensor(const at::Tensor&)>();
+    at::Tensor z = no_derivative.call(y);
+    at::Tensor loss = (z * y).sum();
+    EXPECT_THAT(errorOf([&] { dist_autograd::backward(ctx.id(), {loss}); }),
+                HasSubstr("the derivative for 'dist_autograd_test::no_derivative' is "
+                          "not implemented"));
     rpc::shutdown();
   });
   EXPECT_THAT(codes, Each(0));

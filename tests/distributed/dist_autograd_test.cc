@@ -20,6 +20,7 @@
 #include <torch/library.h>
 #include <torch/torch.h>
 
+#include "distributed/optim/optimizer.h"
 #include "registration/library.h"
 #include "tests/distributed/multiprocess.h"
 #include "tests/support/error_of.h"
@@ -54,8 +55,13 @@ at::Tensor die_in_backward_autograd(const at::Tensor& self) {
   return DieInBackward::apply(self);
 }
 }  // namespace
+namespace {
+at::Tensor leaf(int64_t seed, bool requires_grad = true);
+at::Tensor make_leaf(int64_t seed) { return leaf(seed); }
+}  // namespace
 TORCH_LIBRARY(dist_autograd_test, m) {
   m.def("live_contexts", &live_contexts);
+  m.def("leaf", &make_leaf);
   m.def("no_derivative(Tensor self) -> Tensor");
   m.def("die_in_backward(Tensor self) -> Tensor");
 }
@@ -72,7 +78,7 @@ namespace {
 at::Tensor as_tensor(const c10::IValue& v) { return at::Tensor(v.toTensorBase()); }
 
 // A leaf of small integers (exact in float64), the same on every worker.
-at::Tensor leaf(int64_t seed, bool requires_grad = true) {
+at::Tensor leaf(int64_t seed, bool requires_grad) {
   at::Tensor t = at::empty({3, 3}, at::TensorOptions().dtype(at::kDouble));
   double* p = static_cast<double*>(t.data_ptr());
   for (int64_t i = 0; i < 9; ++i) p[i] = static_cast<double>((seed * 7 + i * 3) % 5 + 1);
@@ -386,6 +392,59 @@ TEST(DistAutograd, UsageErrors) {
     EXPECT_THAT(errorOf([&] { dist_autograd::backward(ctx.id(), {loss}); }),
                 HasSubstr("the derivative for 'dist_autograd_test::no_derivative' is "
                           "not implemented"));
+    rpc::shutdown();
+  });
+  EXPECT_THAT(codes, Each(0));
+}
+
+}  // namespace
+
+namespace {
+
+// Seed 001's last step: parameters owned by worker 1 and by worker 0 itself,
+// a loss that mixes them, one DistributedOptimizer step per context;
+// against the same local optimizer on the same gradients in one process.
+template <class Optimizer, class Options>
+void check_distributed_step(const Options& options) {
+  std::vector<rpc::RRef> params = {
+      rpc::remote("worker1", "dist_autograd_test::leaf", {1}),
+      rpc::remote("worker1", "dist_autograd_test::leaf", {2}),
+      rpc::remote("worker0", "dist_autograd_test::leaf", {3})};
+  torch::distributed::optim::DistributedOptimizer<Optimizer> opt(params, options);
+  std::vector<at::Tensor> local = {leaf(1), leaf(2), leaf(3)};
+  Optimizer local_opt(local, options);
+  for (int iter = 0; iter < 2; ++iter) {
+    {
+      dist_autograd::context ctx;
+      at::Tensor loss = (as_tensor(params[0].to_here()) * as_tensor(params[1].to_here()) +
+                         as_tensor(params[2].to_here()))
+                            .sum();
+      dist_autograd::backward(ctx.id(), {loss});
+      opt.step(ctx.id());
+    }
+    local_opt.zero_grad();
+    (local[0] * local[1] + local[2]).sum().backward();
+    local_opt.step();
+  }
+  for (size_t i = 0; i < 3; ++i) {
+    expect_equal(as_tensor(params[i].to_here()), local[i].detach(), "param");
+  }
+}
+
+TEST(DistributedOptimizer, SgdAndAdamStepEveryOwnerAsLocally) {
+  auto codes = run_workers(2, [](int rank, const rpc::RpcBackendOptions& o) {
+    rpc::init_rpc(worker_name(rank), rank, 2, o);
+    if (rank == 0) {
+      check_distributed_step<torch::optim::SGD>(torch::optim::SGDOptions(0.5).momentum(0.5));
+      check_distributed_step<torch::optim::Adam>(torch::optim::AdamOptions(0.25));
+      rpc::RRef p = rpc::remote("worker1", "dist_autograd_test::leaf", {1});
+      using DistSGD = torch::distributed::optim::DistributedOptimizer<torch::optim::SGD>;
+      EXPECT_THAT(errorOf([&] { DistSGD bad({p}, torch::optim::SGDOptions(-1)); }),
+                  HasSubstr("Error on Node 1: "));
+      EXPECT_THAT(errorOf([&] { DistSGD bad({p}, torch::optim::SGDOptions(-1)); }),
+                  HasSubstr("Invalid learning rate: -1"));
+      EXPECT_TRUE(no_contexts_on("worker1"));
+    }
     rpc::shutdown();
   });
   EXPECT_THAT(codes, Each(0));

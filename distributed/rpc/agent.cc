@@ -107,6 +107,20 @@ std::string env_or(const char* name, const std::string& fallback) {
 
 }  // namespace
 
+namespace {
+// Set once when libember_distributed.so loads (See Note [Distributed
+// autograd hooks] in agent.h); acquire/release so a reader sees the object.
+std::atomic<AutogradHooks*> g_autograd_hooks{nullptr};
+}  // namespace
+
+void set_autograd_hooks(AutogradHooks* hooks) {
+  g_autograd_hooks.store(hooks, std::memory_order_release);
+}
+
+AutogradHooks* autograd_hooks() {
+  return g_autograd_hooks.load(std::memory_order_acquire);
+}
+
 c10::Error make_error(const std::string& message) {
   return c10::Error(c10::SourceLocation{"rpc", __FILE__, __LINE__}, message);
 }
@@ -562,12 +576,18 @@ void Agent::dispatch(wire::Decoded msg, transport::ServerCall call) {
         env.set_kind(ember::rpc::OP_RESPONSE);
         wire::Encoder enc;
         try {
+          // See Note [Distributed autograd hooks].
+          AutogradHooks* hooks =
+              m.envelope.has_autograd() ? autograd_hooks() : nullptr;
+          std::shared_ptr<void> scope =
+              hooks ? hooks->enter(m.envelope) : nullptr;
           std::vector<std::shared_ptr<detail::RRefState>> held;
           std::vector<c10::IValue> args =
               resolve_args(m, options_.rpc_timeout, &held);
           c10::IValue result = run_operator(m.envelope.op(), std::move(args));
           for (auto& h : held) release(*h, /*wait=*/true);
           enc.add_value(env.add_values(), result);
+          if (hooks) hooks->wrap_response(m.envelope, &env, result);
         } catch (const c10::Error& e) {
           env.clear_values();
           enc = wire::Encoder();
@@ -643,14 +663,52 @@ void Agent::dispatch(wire::Decoded msg, transport::ServerCall call) {
       reply(call, env);
       return;
     }
+    // Distributed autograd (See Note [Distributed autograd hooks]).
     case ember::rpc::FORWARD_AUTOGRAD_REQ:
     case ember::rpc::BACKWARD_AUTOGRAD_REQ:
-    case ember::rpc::CLEANUP_AUTOGRAD_CONTEXT_REQ:
-      reply_error(call,
-                  static_cast<ember::rpc::MessageKind>(msg.envelope.kind() + 1),
-                  node + "distributed autograd messages are not implemented "
-                         "yet (issue 10)");
+    case ember::rpc::CLEANUP_AUTOGRAD_CONTEXT_REQ: {
+      const auto kind = msg.envelope.kind();
+      const auto answer = static_cast<ember::rpc::MessageKind>(kind + 1);
+      AutogradHooks* hooks = autograd_hooks();
+      if (hooks == nullptr) {
+        reply_error(call, answer,
+                    node + "distributed autograd is not linked into this "
+                           "worker");
+        return;
+      }
+      if (kind == ember::rpc::FORWARD_AUTOGRAD_REQ) {
+        try {
+          hooks->unwrap_request(&msg);
+        } catch (const c10::Error& e) {
+          reply_error(call, ember::rpc::FORWARD_AUTOGRAD_RESP,
+                      node + e.what_without_backtrace());
+          return;
+        }
+        dispatch(std::move(msg), call);  // as the wrapped kind
+        return;
+      }
+      c10::intrusive_ptr<Future> done;
+      try {
+        done = hooks->handle(std::move(msg),
+                             [this](std::function<void()> f) { post(std::move(f)); });
+      } catch (const c10::Error& e) {
+        reply_error(call, answer, node + e.what_without_backtrace());
+        return;
+      }
+      done->addCallback([this, call, answer, node](Future& f) {
+        if (!f.hasError()) {
+          Envelope env;
+          env.set_kind(answer);
+          reply(call, env);
+          return;
+        }
+        // An error from a worker further along already names its node.
+        std::string error = f.tryRetrieveErrorMessage();
+        if (error.compare(0, 14, "Error on Node ") != 0) error = node + error;
+        reply_error(call, answer, error);
+      });
       return;
+    }
     default:
       transport::fail(
           call, grpc::StatusCode::INVALID_ARGUMENT,
@@ -780,6 +838,12 @@ void Agent::complete(PendingCall* call, grpc::Status status) {
       if (!d.envelope.error().empty()) {
         error = std::make_exception_ptr(make_error(d.envelope.error()));
       } else {
+        if (d.envelope.kind() == ember::rpc::FORWARD_AUTOGRAD_RESP) {
+          AutogradHooks* hooks = autograd_hooks();
+          TORCH_CHECK(hooks != nullptr, "rpc: bad message: an autograd "
+                      "response without distributed autograd");
+          hooks->unwrap_response(&d);
+        }
         value = call->handler(d);
       }
     } catch (const c10::Error& e) {

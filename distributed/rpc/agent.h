@@ -270,6 +270,49 @@ class Agent : public std::enable_shared_from_this<Agent> {
   bool pool_stop_ = false;
 };
 
+// Note [Distributed autograd hooks]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The agent knows nothing of autograd: distributed/autograd (in the same
+// shared object) installs an AutogradHooks when the library loads, and the
+// agent calls it at the few points where a call's tensors cross a process
+// boundary. Without hooks (never in libember_distributed.so) the autograd
+// message kinds are refused. Every hook may throw c10::Error; the agent
+// turns it into the call's error.
+struct AutogradHooks {
+  virtual ~AutogradHooks() = default;
+  // Caller, before sending `env` (OP_CALL, REMOTE_CALL or RREF_FETCH_CALL)
+  // to `to`, with `args` already encoded in it: inside a distributed
+  // autograd context, when an argument requires grad or `force` is set
+  // (to_here), records a send function and turns `env` into a
+  // FORWARD_AUTOGRAD_REQ.
+  virtual void wrap_request(int to, ember::rpc::Envelope* env,
+                            const std::vector<c10::IValue>& args,
+                            bool force) = 0;
+  // Callee, on a FORWARD_AUTOGRAD_REQ: records a recv function as the
+  // grad_fn of the received tensors that require grad and restores the
+  // wrapped kind (envelope.autograd stays set).
+  virtual void unwrap_request(wire::Decoded* msg) = 0;
+  // Callee: makes the request's context current on this thread while its
+  // operator runs (the returned object restores the previous one).
+  virtual std::shared_ptr<void> enter(const ember::rpc::Envelope& request) = 0;
+  // Callee, once `response` holds `result`: when the request carried
+  // autograd metadata and a result tensor requires grad, records a send
+  // function and turns `response` into a FORWARD_AUTOGRAD_RESP.
+  virtual void wrap_response(const ember::rpc::Envelope& request,
+                             ember::rpc::Envelope* response,
+                             const c10::IValue& result) = 0;
+  // Caller, on a FORWARD_AUTOGRAD_RESP: records a recv function as the
+  // grad_fn of the result tensors that require grad.
+  virtual void unwrap_response(wire::Decoded* reply) = 0;
+  // BACKWARD_AUTOGRAD_REQ and CLEANUP_AUTOGRAD_CONTEXT_REQ, on the gRPC
+  // thread: the returned Future completes when the answer may go (with an
+  // error to send back). `post` runs blocking work on the agent's pool.
+  virtual c10::intrusive_ptr<Future> handle(
+      wire::Decoded msg, std::function<void(std::function<void()>)> post) = 0;
+};
+void set_autograd_hooks(AutogradHooks* hooks);
+AutogradHooks* autograd_hooks();
+
 // The agent of this process; throws when init_rpc has not run.
 std::shared_ptr<Agent> current_agent(const char* api);
 

@@ -79,6 +79,12 @@ c10::intrusive_ptr<Future> call_op(const char* api, const std::string& to,
   env.set_op(op);
   wire::Encoder enc;
   agent->encode_args(dst, args, &env, &enc);
+  if (AutogradHooks* hooks = autograd_hooks()) {
+    // See Note [Distributed autograd hooks] in agent.h.
+    std::vector<c10::IValue> values;
+    for (const auto& a : args) values.push_back(a.is_rref() ? c10::IValue() : a.value());
+    hooks->wrap_request(dst, &env, values, /*force=*/false);
+  }
   // The RRef arguments stay alive until the reply: the callee may resolve
   // them against this worker's references (See Note [RRef protocol]).
   std::vector<std::shared_ptr<detail::RRefState>> held;

@@ -154,6 +154,12 @@ RRef Agent::remote(int to, const std::string& op,
   to_proto(s->fork_id, env.mutable_fork_id());
   wire::Encoder enc;
   encode_args(to, args, &env, &enc);
+  if (AutogradHooks* hooks = autograd_hooks()) {
+    // See Note [Distributed autograd hooks] in agent.h.
+    std::vector<c10::IValue> values;
+    for (const auto& a : args) values.push_back(a.is_rref() ? c10::IValue() : a.value());
+    hooks->wrap_request(to, &env, values, /*force=*/false);
+  }
   std::vector<std::shared_ptr<detail::RRefState>> held;
   for (const auto& a : args) {
     if (a.is_rref()) held.push_back(detail::RRefAccess::state(a.rref()));
@@ -196,6 +202,10 @@ void Agent::handle_remote(wire::Decoded msg, transport::ServerCall call) {
     env.set_kind(ember::rpc::REMOTE_RESPONSE);
     std::string error;
     try {
+      // The value keeps its history (See Note [Distributed autograd hooks]).
+      AutogradHooks* hooks =
+          m.envelope.has_autograd() ? autograd_hooks() : nullptr;
+      std::shared_ptr<void> scope = hooks ? hooks->enter(m.envelope) : nullptr;
       std::vector<std::shared_ptr<detail::RRefState>> held;
       std::vector<c10::IValue> args =
           resolve_args(m, options_.rpc_timeout, &held);
@@ -222,8 +232,15 @@ void Agent::handle_fetch(wire::Decoded& msg, transport::ServerCall call) {
   std::shared_ptr<Owner> owner =
       get_or_create_owner(from_proto(msg.envelope.rref_id()));
   // Answered when the value is ready: at once, or from the thread that
-  // completes it. No thread waits.
-  owner->value->addCallback([this, call](Future& f) {
+  // completes it. No thread waits. A fetch made in a distributed autograd
+  // context sends the value with a send function.
+  std::shared_ptr<ember::rpc::Envelope> request;
+  if (msg.envelope.has_autograd()) {
+    request = std::make_shared<ember::rpc::Envelope>();
+    request->set_from_rank(msg.envelope.from_rank());
+    *request->mutable_autograd() = msg.envelope.autograd();
+  }
+  owner->value->addCallback([this, call, request](Future& f) {
     ember::rpc::Envelope env;
     env.set_kind(ember::rpc::RREF_FETCH_RESPONSE);
     wire::Encoder enc;
@@ -232,6 +249,9 @@ void Agent::handle_fetch(wire::Decoded& msg, transport::ServerCall call) {
     } else {
       try {
         enc.add_value(env.add_values(), f.constValue());
+        if (request && autograd_hooks()) {
+          autograd_hooks()->wrap_response(*request, &env, f.constValue());
+        }
       } catch (const c10::Error& e) {
         env.clear_values();
         enc = wire::Encoder();
@@ -270,6 +290,10 @@ c10::IValue Agent::to_here(const detail::RRefState& s, double timeout) {
   to_proto(s.rref_id, env.mutable_rref_id());
   to_proto(s.fork_id, env.mutable_fork_id());
   wire::Encoder enc;
+  if (AutogradHooks* hooks = autograd_hooks()) {
+    // to_here() always records a send/recv pair in a context, as PyTorch's.
+    hooks->wrap_request(s.owner, &env, {}, /*force=*/true);
+  }
   auto fut = send(s.owner, env, enc, resolve_timeout(timeout), "to_here()",
                   [](wire::Decoded& d) -> c10::IValue {
                     TORCH_CHECK(d.values.size() == 1,

@@ -1,5 +1,6 @@
 // <torch/distributed.h>: Ember's distributed package, as libtorch's
-// <torch/csrc/distributed/...> offers it to C++ (RPC, RRef). Link
+// <torch/csrc/distributed/...> offers it to C++ (RPC, RRef, distributed
+// autograd). Link
 // //:ember_distributed.
 //
 //   #include <torch/distributed.h>
@@ -9,4 +10,5 @@
 //   rpc::shutdown();
 #pragma once
 
+#include "distributed/autograd/autograd.h"
 #include "distributed/rpc/rpc.h"

@@ -246,6 +246,11 @@ struct Engine::Impl {
       }
       tls_current_task = prev;
     }
+    // Drop this thread's reference to the Node before the task can complete:
+    // once the caller's backward() returns, the Node (an AccumulateGrad holds
+    // its variable) must not stay alive here, or a device's memory is freed
+    // at some moment after backward() (seen as a leak by a backend's tests).
+    task.fn_.reset();
     // See Note [Completing a graph task].
     if (base->outstanding_tasks_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
       mark_completed(*base);

@@ -10,9 +10,10 @@ a line
     <!-- snippet: path/in/the/repo#region -->
 
 and must equal, line for line, the region of that file between the lines
-`// [doc:region]` (or `# [doc:region]` in BUILD files) and the next
-`[doc:end]`. The files named are compiled and tested by CI (tests/backends/npu,
-examples/custom_op, ...), so a block that drifts from code that builds fails
+`// [doc:region]` (or `# [doc:region]` in BUILD, WORKSPACE and .bazelrc
+files) and the next `[doc:end]`. The files named are compiled and tested by
+CI (examples/custom_op, examples/out_of_tree_backend, whose own docs_test
+checks docs/backends.md), so a block that drifts from code that builds fails
 this test. A block without a snippet line fails too, unless its fence is
 ```sh or ```text (commands and output, not code).
 """

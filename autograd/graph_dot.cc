@@ -20,10 +20,14 @@ std::string shape_string(const std::vector<int64_t>& shape) {
   return out + "]";
 }
 
-// DOT's quoted strings: quotes and backslashes escaped; "\n" is a line break.
+// DOT's quoted strings: quotes and backslashes escaped, line breaks as \n.
 std::string quoted(const std::string& s) {
   std::string out = "\"";
   for (const char c : s) {
+    if (c == '\n') {
+      out += "\\n";
+      continue;
+    }
     if (c == '"' || c == '\\') out += '\\';
     out += c;
   }

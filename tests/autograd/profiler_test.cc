@@ -428,4 +428,32 @@ TEST(Profiler, OneAtATimeAndNothingRecordedWhenOff) {
               HasSubstr("/nonexistent-dir/t.json"));
 }
 
+TEST(GraphDot, DrawsNodesNamedLeavesAndGradientShapes) {
+  at::Tensor w = randn({8, 4}, true);
+  at::Tensor b = randn({4}, true);
+  at::Tensor x = randn({3, 8});
+  at::Tensor loss = (at::mm(x, w) + b).relu().sum();
+  const std::string dot = torch::autograd::graph_dot(loss, {{"fc.weight", w}});
+  EXPECT_EQ(dot.rfind("digraph autograd {", 0), 0u) << dot;
+  EXPECT_EQ(dot.substr(dot.size() - 2), "}\n");
+  for (const char* node : {"SumBackward0", "ReluBackward0", "AddBackward0", "MmBackward0"}) {
+    EXPECT_THAT(dot, HasSubstr(std::string("[label=\"") + node + "\"")) << node;
+  }
+  // Leaves: the named one by name, the other as "leaf", each with its shape.
+  EXPECT_THAT(dot, HasSubstr("[label=\"fc.weight\\n[8, 4]\", fillcolor=lightblue]"));
+  EXPECT_THAT(dot, HasSubstr("[label=\"leaf\\n[4]\", fillcolor=lightblue]"));
+  EXPECT_THAT(dot, HasSubstr("[label=\"output\\n[]\""));
+  // Arrows carry the gradient's shape: [3, 4] out of the mm, [8, 4] into w.
+  EXPECT_THAT(dot, HasSubstr("[label=\"[3, 4]\"]"));
+  EXPECT_THAT(dot, HasSubstr("[label=\"[8, 4]\"]"));
+  // Every arrow joins declared nodes: as many node lines as distinct ids.
+  size_t arrows = 0;
+  for (size_t at = dot.find(" -> "); at != std::string::npos; at = dot.find(" -> ", at + 1)) {
+    ++arrows;
+  }
+  EXPECT_EQ(arrows, 6u) << dot;  // output<-Sum<-Relu<-Add<-{Mm, b}, Mm<-w
+  EXPECT_THAT(errorOf([&] { torch::autograd::graph_dot(w); }),
+              HasSubstr("graph_dot: the tensor has no autograd graph"));
+}
+
 }  // namespace

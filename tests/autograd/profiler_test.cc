@@ -273,10 +273,10 @@ TEST(Profiler, TraceOfForwardAndBackwardIsWellFormedAndLinked) {
 }
 
 TEST(Profiler, TableSumsMatchTheWallTimeOfTheProfiledCode) {
-  at::Tensor a = randn({96, 96});
-  at::Tensor b = randn({96, 96});
-  at::Tensor acc = at::zeros({96, 96});
-  constexpr int kSteps = 60;
+  at::Tensor a = randn({64, 64});
+  at::Tensor b = randn({64, 64});
+  at::Tensor acc = at::zeros({64, 64});
+  constexpr int kSteps = 30;
   torch::profiler::profile prof;
   const auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < kSteps; ++i) acc.add_(at::mm(a, b));

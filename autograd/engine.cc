@@ -22,6 +22,7 @@
 #include "autograd/ready_queue.h"
 #include "c10/core/StreamGuard.h"
 #include "c10/core/impl/DeviceGuardImplInterface.h"
+#include "registration/record_function.h"
 
 namespace torch {
 namespace autograd {
@@ -380,7 +381,17 @@ struct Engine::Impl {
       }
       if (it == task->exec_info_.end() || !it->second.needed_) return;
     }
-    variable_list outputs = (*fn)(std::move(inputs));
+    variable_list outputs;
+    {
+      // The profiler's range of the Node (one relaxed load when off); See
+      // Note [Forward and backward sequence numbers].
+      at::RecordFunction record(at::RecordScope::BACKWARD_FUNCTION);
+      if (C10_UNLIKELY(record.isActive())) {
+        record.beforeBackward("autograd::engine::evaluate_function: " + fn->name(),
+                              fn->sequence_nr(), fn->thread_id());
+      }
+      outputs = (*fn)(std::move(inputs));
+    }
     validate_outputs(*fn, outputs);
     // The flag is read once per Node; see AnomalyMode::is_enabled.
     if (AnomalyMode::is_enabled()) detail::check_anomaly(*fn, outputs);

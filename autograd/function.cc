@@ -9,18 +9,18 @@
 #include "autograd/engine_tls.h"
 #include "autograd/variable.h"
 #include "c10/core/impl/DeviceGuardImplInterface.h"
+#include "registration/record_function.h"
 
 namespace torch {
 namespace autograd {
 
-namespace {
-thread_local uint64_t tls_sequence_nr = 0;
-}  // namespace
+// The counter lives below autograd, where the profiler reads it (See Note
+// [Forward and backward sequence numbers] in registration/record_function.h).
+uint64_t next_sequence_nr() { return at::sequence_number::get_and_increment(); }
+uint64_t peek_sequence_nr() { return at::sequence_number::peek(); }
 
-uint64_t next_sequence_nr() { return tls_sequence_nr++; }
-uint64_t peek_sequence_nr() { return tls_sequence_nr; }
-
-Node::Node(uint64_t sequence_nr, edge_list&& next_edges) : sequence_nr_(sequence_nr) {
+Node::Node(uint64_t sequence_nr, edge_list&& next_edges)
+    : sequence_nr_(sequence_nr), thread_id_(at::RecordFunction::currentThreadId()) {
   set_next_edges(std::move(next_edges));
 }
 

@@ -84,6 +84,9 @@ struct Node : std::enable_shared_from_this<Node> {
   size_t num_outputs() const { return next_edges_.size(); }
 
   uint64_t sequence_nr() const noexcept { return sequence_nr_; }
+  // The profiler's id of the thread that made the Node (its forward op's
+  // thread; at::RecordFunction::currentThreadId()).
+  uint64_t thread_id() const noexcept { return thread_id_; }
   uint64_t topological_nr() const noexcept { return topological_nr_; }
 
   // torch::autograd::Node::stream
@@ -147,6 +150,7 @@ struct Node : std::enable_shared_from_this<Node> {
 
  private:
   const uint64_t sequence_nr_;
+  const uint64_t thread_id_;
   uint64_t topological_nr_ = 0;
   // input_metadata_ and stream_ are adjacent (usually one cache line): the
   // engine reads both of a Node when it hands the Node a gradient.

@@ -11,7 +11,9 @@ namespace detail {
 
 const bool dispatch_trace_enabled = [] {
   const char* env = std::getenv("EMBER_DISPATCH_TRACE");
-  return env != nullptr && env[0] != '\0' && std::string(env) != "0";
+  const bool on = env != nullptr && env[0] != '\0' && std::string(env) != "0";
+  if (on) dispatch_hooks.fetch_or(kDispatchTraceHook, std::memory_order_relaxed);
+  return on;
 }();
 
 void traceDispatch(const OperatorHandle& op, DispatchKeySet ks, bool redispatch) {
@@ -316,8 +318,18 @@ void Dispatcher::callBoxed(const OperatorHandle& op, Stack* stack) const {
   DispatchKeySet ks =
       computeCallKeySet(DispatchKeySet(DispatchKeySet::RAW, bits), entry);
   const KernelFunction& kernel = entry.lookup(ks);
-  if (C10_UNLIKELY(detail::dispatch_trace_enabled)) {
-    detail::traceDispatch(op, ks, /*redispatch=*/false);
+  // See Note [Dispatch hooks].
+  if (C10_UNLIKELY(detail::dispatch_hooks.load(std::memory_order_relaxed) != 0)) {
+    if (detail::dispatch_trace_enabled) detail::traceDispatch(op, ks, /*redispatch=*/false);
+    at::RecordFunction guard(at::RecordScope::FUNCTION);
+    if (guard.isActive()) {
+      if (guard.needsInputs()) {
+        for (size_t i = stack->size() - n; i < stack->size(); ++i) guard.recordInput((*stack)[i]);
+      }
+      guard.beforeOp(op.operator_name().name);
+    }
+    kernel.callBoxed(op, ks, stack);
+    return;
   }
   kernel.callBoxed(op, ks, stack);
 }

@@ -28,6 +28,7 @@
 #include "c10/core/impl/LocalDispatchKeySet.h"
 #include "registration/OperatorEntry.h"
 #include "registration/RegistrationHandleRAII.h"
+#include "registration/record_function.h"
 
 namespace c10 {
 
@@ -113,9 +114,29 @@ struct KeySetCollector {
 // lets factory ops without tensor arguments reach a BackendSelect kernel.
 constexpr DispatchKeySet kDefaultIncluded = DispatchKeySet(DispatchKey::BackendSelect);
 
-// Whether EMBER_DISPATCH_TRACE is set; read once at load time.
+// Whether EMBER_DISPATCH_TRACE is set; read once at load time. Calls test
+// it through dispatch_hooks (See Note [Dispatch hooks]).
 extern const bool dispatch_trace_enabled;
 void traceDispatch(const OperatorHandle& op, DispatchKeySet ks, bool redispatch);
+
+// Records one argument of a profiled call (record_shapes).
+struct RecordInputs {
+  at::RecordFunction& guard;
+  template <class T>
+  void operator()(const T& arg) {
+    if constexpr (impl::is_tensor_like_v<T>) {
+      guard.recordInput(arg);
+    } else if constexpr (impl::is_optional<T>::value) {
+      if (arg.has_value()) {
+        (*this)(*arg);
+      } else {
+        guard.recordNonTensorInput();
+      }
+    } else {
+      guard.recordNonTensorInput();
+    }
+  }
+};
 
 }  // namespace detail
 
@@ -159,6 +180,12 @@ class Dispatcher final {
                       DispatchKeySet ks, Args... args);
   void callBoxed(const OperatorHandle& op, Stack* stack) const;
   void redispatchBoxed(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) const;
+
+  // call() with a dispatch hook on (the trace, the profiler).
+  template <class R, class... Args>
+  C10_NOINLINE static R callWithHooks(const TypedOperatorHandle<R(Args...)>& op,
+                                      DispatchKeySet ks, const KernelFunction& kernel,
+                                      Args... args);
 
   // The key set a call with these tensor keys dispatches on.
   static DispatchKeySet computeCallKeySet(DispatchKeySet tensor_keys,
@@ -209,8 +236,25 @@ R Dispatcher::call(const TypedOperatorHandle<R(Args...)>& op, Args... args) {
   DispatchKeySet ks = computeCallKeySet(
       DispatchKeySet(DispatchKeySet::RAW, keys.bits), op.entry());
   const KernelFunction& kernel = op.entry().lookup(ks);
-  if (C10_UNLIKELY(detail::dispatch_trace_enabled)) {
-    detail::traceDispatch(op, ks, /*redispatch=*/false);
+  // The one load the hooks cost when off: See Note [Dispatch hooks].
+  if (C10_UNLIKELY(detail::dispatch_hooks.load(std::memory_order_relaxed) != 0)) {
+    return callWithHooks<R, Args...>(op, ks, kernel, std::forward<Args>(args)...);
+  }
+  return kernel.template call<R, Args...>(op, ks, std::forward<Args>(args)...);
+}
+
+template <class R, class... Args>
+R Dispatcher::callWithHooks(const TypedOperatorHandle<R(Args...)>& op, DispatchKeySet ks,
+                            const KernelFunction& kernel, Args... args) {
+  if (detail::dispatch_trace_enabled) detail::traceDispatch(op, ks, /*redispatch=*/false);
+  at::RecordFunction guard(at::RecordScope::FUNCTION);
+  if (guard.isActive()) {
+    if (guard.needsInputs()) {
+      detail::RecordInputs record{guard};
+      (void)record;  // no arguments
+      (record(static_cast<const std::decay_t<Args>&>(args)), ...);
+    }
+    guard.beforeOp(op.operator_name().name);
   }
   return kernel.template call<R, Args...>(op, ks, std::forward<Args>(args)...);
 }

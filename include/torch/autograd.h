@@ -1,5 +1,5 @@
 // <torch/autograd.h> — autograd's C++ API, as in libtorch: backward, grad,
-// custom Functions, grad modes and anomaly mode.
+// custom Functions, grad modes, anomaly mode and the profiler.
 #pragma once
 
 #include "autograd/anomaly_mode.h"
@@ -9,3 +9,5 @@
 #include "autograd/function.h"
 #include "autograd/grad_mode.h"
 #include "autograd/gradcheck.h"
+#include "autograd/graph_dot.h"
+#include "autograd/profiler.h"

@@ -32,6 +32,16 @@ fi
 if ! head -c 8 "$tmp/p.png" | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a"; then
   echo "FAIL plot: $tmp/p.png is not a PNG"; fail=1
 fi
+# Issue 21: --profile prints the table and writes a trace; --graph writes DOT.
+check profile 0 "Self CPU time total: " -- --train_samples=300 --test_samples=100 --epochs=1 \
+  --threads=1 --profile="$tmp/trace.json" --profile_steps=2 --graph="$tmp/g.dot"
+if ! grep -q '"ph": "f"' "$tmp/trace.json" || ! grep -q 'ProfilerStep#1' "$tmp/trace.json"; then
+  echo "FAIL profile: $tmp/trace.json has no flow or no second step"; fail=1
+fi
+if ! head -1 "$tmp/g.dot" | grep -q '^digraph autograd {' || ! grep -q 'label="1.weight' "$tmp/g.dot"; then
+  echo "FAIL graph:"; cat "$tmp/g.dot"; fail=1
+fi
+check bad_profile_steps 1 "train: --profile_steps must be at least 1, got 0" -- --profile_steps=0
 check bad_plot_folder 1 "cannot create a temporary file next to" -- --train_samples=300 --test_samples=100 --epochs=1 \
   --plot="$tmp/no/such/folder/p.png" --threads=1
 # Issue 22. A value after a space keeps its hyphens, even when it starts with one.

@@ -1,7 +1,7 @@
 // The dispatcher's overhead: an unboxed call of a no-op op with two tensor
-// arguments (goal <= 15 ns), the same through the boxed path, and
-// registering 1,000 operators. The anchor is a plain indirect call of the
-// same no-op function, measured in the same run.
+// arguments (goal <= 15 ns), the same with the profiler recording, the same
+// through the boxed path, and registering 1,000 operators. The anchor is a
+// plain indirect call of the same no-op function, measured in the same run.
 #include <benchmark/benchmark.h>
 
 #include <cstdlib>
@@ -14,6 +14,7 @@
 #include "c10/core/TensorBase.h"
 #include "registration/library.h"
 #include "registration/plugin_loader.h"
+#include "registration/record_function.h"
 
 namespace {
 
@@ -51,6 +52,22 @@ void BM_UnboxedCallNoOpTwoTensors(benchmark::State& state) {
   for (auto _ : state) op.call(a, b);
 }
 BENCHMARK(BM_UnboxedCallNoOpTwoTensors);
+
+// The same call with the profiler recording one range per call (See Note
+// [Dispatch hooks]); arg 1 also records the inputs' shapes. A fixed number
+// of iterations keeps the session's events (about 100 bytes each) bounded.
+void BM_UnboxedCallNoOpTwoTensorsProfiled(benchmark::State& state) {
+  const TensorBase a = makeTensor(), b = makeTensor();
+  static const auto op = c10::Dispatcher::singleton()
+                             .findSchemaOrThrow("bench::noop", "")
+                             .typed<void(const TensorBase&, const TensorBase&)>();
+  at::RecordConfig config;
+  config.record_shapes = state.range(0) != 0;
+  at::enable_recording(config);
+  for (auto _ : state) op.call(a, b);
+  at::disable_recording();  // after the timed loop
+}
+BENCHMARK(BM_UnboxedCallNoOpTwoTensorsProfiled)->Arg(0)->Arg(1)->Iterations(200000);
 
 void BM_BoxedCallNoOpTwoTensors(benchmark::State& state) {
   const TensorBase a = makeTensor(), b = makeTensor();

@@ -36,6 +36,12 @@ ABSL_FLAG(std::string, save, "", "write a checkpoint (safetensors) here after ev
 ABSL_FLAG(std::string, resume, "", "continue from a checkpoint written by --save");
 ABSL_FLAG(std::string, metrics, "", "write per-epoch figures to this CSV file");
 ABSL_FLAG(std::string, plot, "", "draw loss and accuracy per epoch into this PNG (gnuplot)");
+ABSL_FLAG(std::string, profile, "",
+          "profile the first --profile_steps training steps: write a Chrome trace (JSON, for "
+          "Perfetto or chrome://tracing) here and print the top 15 ops by self CPU time");
+ABSL_FLAG(int64_t, profile_steps, 5, "training steps the profiler records (with --profile)");
+ABSL_FLAG(std::string, graph, "",
+          "write the autograd graph of the first training step here (Graphviz DOT)");
 ABSL_FLAG(int64_t, train_samples, 0, "train on the first N images only (0 = all)");
 ABSL_FLAG(int64_t, test_samples, 0, "test on the first N images only (0 = all)");
 ABSL_FLAG(std::string, progress, "auto",
@@ -113,6 +119,9 @@ int main(int argc, char** argv) {
     c.resume = absl::GetFlag(FLAGS_resume);
     c.metrics = absl::GetFlag(FLAGS_metrics);
     c.plot = absl::GetFlag(FLAGS_plot);
+    c.profile = absl::GetFlag(FLAGS_profile);
+    c.profile_steps = absl::GetFlag(FLAGS_profile_steps);
+    c.graph = absl::GetFlag(FLAGS_graph);
     c.train_samples = absl::GetFlag(FLAGS_train_samples);
     c.test_samples = absl::GetFlag(FLAGS_test_samples);
     const std::string progress = absl::GetFlag(FLAGS_progress);

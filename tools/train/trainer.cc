@@ -24,6 +24,8 @@
 
 #include <torch/torch.h>
 
+#include "autograd/graph_dot.h"
+
 #include "nn/data/datasets/rows.h"
 
 #include "tools/train/output.h"
@@ -375,6 +377,28 @@ void write_metrics(const std::string& path, const std::vector<EpochStats>& epoch
   write_file_atomically("--metrics", path, f.str());
 }
 
+// --graph: the DOT text of the first step's graph, leaves named after the
+// model's parameters. Graphviz is not part of the build environment, so the
+// picture is left to `dot -Tpng` (docs/profiling.md).
+void write_graph(const std::string& path, const at::Tensor& loss,
+                 const torch::nn::Sequential& model) {
+  std::vector<std::pair<std::string, at::Tensor>> named;
+  for (const auto& item : model->named_parameters()) named.emplace_back(item.key(), item.value());
+  write_file_atomically("--graph", path, torch::autograd::graph_dot(loss, named));
+}
+
+// --profile: writes the trace and prints the table's top 15 rows.
+void finish_profile(const std::string& path, torch::profiler::profile& profiler,
+                    std::ostream& out) {
+  profiler.stop();
+  profiler.export_chrome_trace(path);
+  out << profiler.key_averages().table("self_cpu_time_total", 15);
+  if (profiler.dropped_events() > 0) {
+    out << "(the profiler dropped " << profiler.dropped_events() << " events)\n";
+  }
+  out << "profile: " << path << " (open it in https://ui.perfetto.dev or chrome://tracing)\n";
+}
+
 }  // namespace
 
 void validate(const Config& c) {
@@ -397,6 +421,8 @@ void validate(const Config& c) {
               "train: --device must be cpu or cuda, got '", c.device, "'");
   TORCH_CHECK(c.train_samples >= 0 && c.test_samples >= 0,
               "train: --train_samples and --test_samples must be >= 0 (0 means all)");
+  TORCH_CHECK(c.profile_steps >= 1, "train: --profile_steps must be at least 1, got ",
+              c.profile_steps);
 }
 
 Result train(const Config& config, std::ostream& out) {
@@ -412,6 +438,8 @@ Result train(const Config& config, std::ostream& out) {
   if (!config.save.empty()) check_output_path("--save", config.save);
   if (!config.metrics.empty()) check_output_path("--metrics", config.metrics);
   if (!config.plot.empty()) check_output_path("--plot", config.plot);
+  if (!config.profile.empty()) check_output_path("--profile", config.profile);
+  if (!config.graph.empty()) check_output_path("--graph", config.graph);
   at::set_num_threads(static_cast<int>(threads));
   torch::manual_seed(config.seed);
 
@@ -481,6 +509,15 @@ Result train(const Config& config, std::ostream& out) {
   const bool on_terminal = config.progress == Config::Progress::kBar ||
                            (config.progress == Config::Progress::kAuto &&
                             isatty(STDOUT_FILENO) && &out == &std::cout);
+  // --profile: the first --profile_steps steps; --graph: the first step's
+  // graph. See docs/profiling.md.
+  torch::profiler::ProfilerOptions profiler_options;
+  profiler_options.record_shapes = true;
+  profiler_options.with_stack = true;
+  std::unique_ptr<torch::profiler::profile> profiler;
+  int64_t profiled_steps = 0;
+  bool graph_written = false;
+  at::Tensor last_loss;
   for (int64_t epoch = static_cast<int64_t>(result.epochs.size()) + 1; epoch <= config.epochs;
        ++epoch) {
     ProgressBar bar(out, epoch, config.epochs, batches,
@@ -490,10 +527,27 @@ Result train(const Config& config, std::ostream& out) {
     int64_t seen = 0, done = 0;
     const Clock::time_point start = Clock::now();
     for (torch::data::Example<>& batch : *loader) {
-      optimizer->zero_grad();
-      at::Tensor loss = F::cross_entropy(model->forward(batch.data), batch.target);
-      loss.backward();
-      optimizer->step();
+      if (profiled_steps == 0 && !config.profile.empty() && !profiler) {
+        profiler = std::make_unique<torch::profiler::profile>(profiler_options);
+      }
+      {
+        // One range per profiled step, as PyTorch's profiler names them.
+        RECORD_USER_SCOPE(profiler ? "ProfilerStep#" + std::to_string(profiled_steps) : "");
+        optimizer->zero_grad();
+        at::Tensor loss = F::cross_entropy(model->forward(batch.data), batch.target);
+        if (!config.graph.empty() && !graph_written) {
+          write_graph(config.graph, loss, model);
+          graph_written = true;
+        }
+        loss.backward();
+        optimizer->step();
+        last_loss = loss;
+      }
+      if (profiler && ++profiled_steps == config.profile_steps) {
+        finish_profile(config.profile, *profiler, out);
+        profiler.reset();
+      }
+      const at::Tensor& loss = last_loss;
       const double l = loss.item<double>();
       TORCH_CHECK(std::isfinite(l), "train: the loss became ", l, " at epoch ", epoch,
                   ", batch ", done + 1, "; lower --lr (now ", config.lr, ")");
@@ -502,6 +556,11 @@ Result train(const Config& config, std::ostream& out) {
       seen += b;
       ++done;
       bar.update(done, seen, loss_sum / static_cast<double>(seen));
+    }
+    // An epoch shorter than --profile_steps: the trace holds its steps.
+    if (profiler) {
+      finish_profile(config.profile, *profiler, out);
+      profiler.reset();
     }
     EpochStats e;
     e.epoch = epoch;

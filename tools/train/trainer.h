@@ -35,6 +35,9 @@ struct Config {
   std::string resume;               // checkpoint to continue from
   std::string metrics;              // CSV of the per-epoch figures
   std::string plot;                 // PNG drawn with gnuplot
+  std::string profile;              // Chrome trace of the first profile_steps steps
+  int64_t profile_steps = 5;        // steps the profiler records (with `profile`)
+  std::string graph;                // Graphviz DOT of the first step's autograd graph
   int64_t train_samples = 0;        // 0: all; else the first N (quick runs)
   int64_t test_samples = 0;         // 0: all
   // Progress: a bar redrawn in place (a terminal) or one line per epoch.

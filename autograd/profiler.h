@@ -1,0 +1,116 @@
+// autograd/profiler.h — torch::profiler::profile: records every op the
+// dispatcher calls, every autograd Node the engine runs and every user range
+// (RECORD_FUNCTION, RECORD_USER_SCOPE) while it is alive, then makes a table
+// like PyTorch's key_averages().table() and a Chrome trace (Perfetto,
+// chrome://tracing).
+//
+//   torch::profiler::ProfilerOptions options;
+//   options.record_shapes = true;
+//   torch::profiler::profile prof(options);
+//   loss = model.forward(x).sum();
+//   loss.backward();
+//   prof.stop();
+//   std::cout << prof.key_averages().table("self_cpu_time_total", 15);
+//   prof.export_chrome_trace("trace.json");
+//
+// The trace has one track per thread (the thread that called backward() and
+// the engine's device threads among them) and a flow arrow from each forward
+// op to the backward Node it made. docs/profiling.md shows how to read both.
+//
+// One profile records at a time (a second one throws). The profile object
+// itself is not thread-safe: start, stop and read it from one thread; the
+// recording works on every thread.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "registration/record_function.h"
+
+namespace torch {
+namespace profiler {
+
+// torch::profiler::ProfilerOptions
+struct ProfilerOptions {
+  // Record each op's input sizes and dtypes (the trace's "Input Dims";
+  // key_averages(true) groups by them).
+  bool record_shapes = false;
+  // Record, for each range, the user ranges open around it (the trace's
+  // "Call stack").
+  bool with_stack = false;
+  // See Note [Profiler event cap] in registration/record_function.h.
+  size_t max_events_per_thread = size_t{1} << 20;
+};
+
+// torch::profiler::FunctionEventAvg — one row of key_averages().
+struct FunctionEventAvg {
+  std::string key;           // the range's name, e.g. "aten::mm"
+  std::string input_shapes;  // with group_by_input_shape, e.g. "[[2, 3], [3, 4]]"
+  int64_t count = 0;
+  // Self time excludes the ranges nested inside on the same thread; total
+  // time includes them.
+  int64_t self_cpu_time_total_ns = 0;
+  int64_t cpu_time_total_ns = 0;
+};
+
+// torch::profiler::KeyAverages
+class KeyAverages {
+ public:
+  std::vector<FunctionEventAvg> rows;
+
+  // The sum of every range's self time: the time covered by the outermost
+  // ranges of each thread.
+  int64_t self_cpu_time_total_ns() const;
+
+  // A text table: Name, Self CPU %, Self CPU, CPU total %, CPU total,
+  // CPU time avg, # of Calls (and Input Shapes when grouped by them),
+  // sorted by `sort_by`, descending: one of "cpu_time_total",
+  // "self_cpu_time_total", "cpu_time" (the average), "count". At most
+  // `row_limit` rows (all if negative).
+  std::string table(const std::string& sort_by = "cpu_time_total",
+                    int64_t row_limit = 100) const;
+
+ private:
+  friend class profile;
+  bool grouped_by_input_shape_ = false;
+};
+
+// torch::profiler::profile
+//
+// Records from construction until stop() (or destruction).
+class profile {
+ public:
+  explicit profile(ProfilerOptions options = ProfilerOptions());
+  ~profile();
+  profile(const profile&) = delete;
+  profile& operator=(const profile&) = delete;
+
+  // Ends the recording (idempotent). The readers below call it.
+  void stop();
+  bool is_recording() const { return recording_; }
+
+  // Every recorded range, all threads, sorted by thread, then start time.
+  const std::vector<at::ProfilerEvent>& events();
+  // How many events the cap dropped.
+  size_t dropped_events();
+
+  KeyAverages key_averages(bool group_by_input_shape = false);
+  // The trace as Chrome's JSON trace event format.
+  std::string chrome_trace();
+  // Writes chrome_trace() to `path`; throws with the path and the system's
+  // reason if it cannot.
+  void export_chrome_trace(const std::string& path);
+
+ private:
+  ProfilerOptions options_;
+  bool recording_ = false;
+  std::vector<at::ProfilerEvent> events_;
+  // Per event, the index of the range it is nested in on its thread, or -1.
+  std::vector<int64_t> parent_;
+  size_t dropped_ = 0;
+};
+
+}  // namespace profiler
+}  // namespace torch

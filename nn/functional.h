@@ -156,6 +156,27 @@ Tensor feature_alpha_dropout(Tensor input, const FeatureAlphaDropoutFuncOptions&
 // Channel dropout of [N, C, L] or [C, L].
 Tensor dropout1d(Tensor input, const Dropout1dFuncOptions& options = {});
 
+// ---- 3-d convolution and pooling (nn/functional_3d.cc; composites: one
+// 2-d kernel call per kernel depth, windows along the depth by strided
+// slices; differentiable through the aten ops they call) ----
+// input [N, C_in, D, H, W] (or [C_in, D, H, W]), weight [C_out, C_in /
+// groups, kD, kH, kW]; padding numbers, kValid or kSame (stride 1).
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Conv3dFuncOptions& options = {});
+// weight [C_in, C_out / groups, kD, kH, kW]; output size per dimension
+// (in - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1.
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight,
+                        const ConvTranspose3dFuncOptions& options = {});
+// Pooling of [N, C, D, H, W] or [C, D, H, W] (as max_pool2d/avg_pool2d per
+// dimension: padding at most half the kernel, ceil_mode, count_include_pad,
+// divisor_override).
+Tensor max_pool3d(const Tensor& input, const MaxPool3dFuncOptions& options);
+Tensor avg_pool3d(const Tensor& input, const AvgPool3dFuncOptions& options);
+Tensor adaptive_avg_pool3d(const Tensor& input, const AdaptiveAvgPool3dFuncOptions& options);
+// Adaptive max pooling of [N, C, L] / [C, L] and [N, C, D, H, W] /
+// [C, D, H, W] (values only: no return_indices form).
+Tensor adaptive_max_pool1d(const Tensor& input, const AdaptiveMaxPool1dFuncOptions& options);
+Tensor adaptive_max_pool3d(const Tensor& input, const AdaptiveMaxPool3dFuncOptions& options);
+
 }  // namespace functional
 }  // namespace nn
 }  // namespace torch

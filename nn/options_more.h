@@ -77,6 +77,7 @@ struct AdaptiveAvgPoolOptions {
 // missing element keeps the input's size); here every element is given.
 using AdaptiveAvgPool1dOptions = AdaptiveAvgPoolOptions<ExpandingArray<1>>;
 using AdaptiveAvgPool2dOptions = AdaptiveAvgPoolOptions<ExpandingArray<2>>;
+using AdaptiveAvgPool3dOptions = AdaptiveAvgPoolOptions<ExpandingArray<3>>;
 
 template <typename output_size_t>
 struct AdaptiveMaxPoolOptions {
@@ -84,12 +85,17 @@ struct AdaptiveMaxPoolOptions {
       : output_size_(output_size) {}
   TORCH_ARG(output_size_t, output_size);
 };
+using AdaptiveMaxPool1dOptions = AdaptiveMaxPoolOptions<ExpandingArray<1>>;
 using AdaptiveMaxPool2dOptions = AdaptiveMaxPoolOptions<ExpandingArray<2>>;
+using AdaptiveMaxPool3dOptions = AdaptiveMaxPoolOptions<ExpandingArray<3>>;
 
 namespace functional {
 using AdaptiveAvgPool1dFuncOptions = AdaptiveAvgPool1dOptions;
 using AdaptiveAvgPool2dFuncOptions = AdaptiveAvgPool2dOptions;
 using AdaptiveMaxPool2dFuncOptions = AdaptiveMaxPool2dOptions;
+using AdaptiveAvgPool3dFuncOptions = AdaptiveAvgPool3dOptions;
+using AdaptiveMaxPool1dFuncOptions = AdaptiveMaxPool1dOptions;
+using AdaptiveMaxPool3dFuncOptions = AdaptiveMaxPool3dOptions;
 }  // namespace functional
 
 // ---- upsampling ----

@@ -32,6 +32,7 @@
 #include "nn/modules/resample.h"
 #include "nn/modules/rnn.h"
 #include "nn/modules/sequential.h"
+#include "nn/modules/transformer.h"
 #include "nn/options.h"
 #include "nn/ordered_dict.h"
 #include "nn/pimpl.h"

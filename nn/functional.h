@@ -136,7 +136,10 @@ Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptio
 Tensor adaptive_max_pool2d(const Tensor& input, const AdaptiveMaxPool2dFuncOptions& options);
 
 // Resizes the spatial dimensions of [N, C, L] (kNearest, kNearestExact,
-// kLinear) or [N, C, H, W] (kNearest, kNearestExact, kBilinear).
+// kArea, kLinear), [N, C, H, W] (kNearest, kNearestExact, kArea,
+// kBilinear, kBicubic) or [N, C, D, H, W] (kNearest, kNearestExact, kArea,
+// kTrilinear). kBicubic is PyTorch's cubic convolution (A = -0.75, edge
+// samples repeated; values may overshoot the input's range).
 Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options = {});
 // [*, C r^2, H, W] -> [*, C, H r, W r], and its inverse.
 Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& options);

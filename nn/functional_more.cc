@@ -200,7 +200,7 @@ Tensor adaptive_max_pool2d(const Tensor& input, const AdaptiveMaxPool2dFuncOptio
 // ---- interpolate ----
 
 namespace {
-enum class Resample { kNearest, kNearestExact, kLinear, kArea };
+enum class Resample { kNearest, kNearestExact, kLinear, kCubic, kArea };
 
 // The source coordinate of each output element along one dimension, as
 // two neighbours and the weight of the second.
@@ -222,6 +222,38 @@ Taps linear_taps(int64_t in, int64_t out, double scale, bool align_corners) {
     taps.lo.push_back(lo);
     taps.hi.push_back(std::min<int64_t>(lo + 1, in - 1));
     taps.weight.push_back(src - static_cast<double>(lo));
+  }
+  return taps;
+}
+
+// Cubic convolution (Keys, A = -0.75, as PyTorch's bicubic): four
+// neighbours floor(src) - 1 ... floor(src) + 2 (clamped to the input) and
+// their weights; the source coordinate is not clamped at 0.
+struct CubicTaps {
+  std::vector<int64_t> index[4];
+  std::vector<double> weight[4];
+};
+
+CubicTaps cubic_taps(int64_t in, int64_t out, double scale, bool align_corners) {
+  constexpr double A = -0.75;
+  auto near = [](double x) { return ((A + 2) * x - (A + 3)) * x * x + 1; };       // |x| <= 1
+  auto far = [](double x) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; };  // 1 < |x| < 2
+  CubicTaps taps;
+  for (int64_t i = 0; i < out; ++i) {
+    double src;
+    if (align_corners) {
+      src = out > 1 ? static_cast<double>(i) * (in - 1) / (out - 1) : 0.0;
+    } else {
+      src = (i + 0.5) * scale - 0.5;
+    }
+    const double floor_src = std::floor(src);
+    const double t = src - floor_src;
+    const double w[4] = {far(t + 1), near(t), near(1 - t), far(2 - t)};
+    for (int k = 0; k < 4; ++k) {
+      const int64_t at = static_cast<int64_t>(floor_src) - 1 + k;
+      taps.index[k].push_back(std::min<int64_t>(std::max<int64_t>(at, 0), in - 1));
+      taps.weight[k].push_back(w[k]);
+    }
   }
   return taps;
 }
@@ -254,18 +286,22 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
   } else if (std::holds_alternative<enumtype::kBilinear>(options.mode())) {
     kind = Resample::kLinear;
     rank = 4;
+  } else if (std::holds_alternative<enumtype::kTrilinear>(options.mode())) {
+    kind = Resample::kLinear;
+    rank = 5;
   } else {
-    TORCH_CHECK(false, "interpolate: mode ", mode, " is not implemented in Ember; use kNearest, "
-                "kNearestExact, kArea, kLinear (3-d input) or kBilinear (4-d input).");
+    kind = Resample::kCubic;  // kBicubic
+    rank = 4;
   }
-  TORCH_CHECK(input.dim() == 3 || input.dim() == 4, "interpolate: expected a 3-d [N, C, L] or "
-              "4-d [N, C, H, W] input, but got a ", input.dim(), "-d input of sizes ",
-              input.sizes(), ".");
+  TORCH_CHECK(input.dim() >= 3 && input.dim() <= 5, "interpolate: expected a 3-d [N, C, L], "
+              "4-d [N, C, H, W] or 5-d [N, C, D, H, W] input, but got a ", input.dim(),
+              "-d input of sizes ", input.sizes(), ".");
   TORCH_CHECK(rank == 0 || input.dim() == rank, "interpolate: mode ", mode, " expects a ", rank,
               "-d input, but got a ", input.dim(), "-d input of sizes ", input.sizes(), ".");
-  TORCH_CHECK(kind == Resample::kLinear || !options.align_corners().has_value(),
-              "interpolate: align_corners can only be set with the interpolating modes kLinear "
-              "and kBilinear, but mode is ", mode, ".");
+  TORCH_CHECK(kind == Resample::kLinear || kind == Resample::kCubic ||
+                  !options.align_corners().has_value(),
+              "interpolate: align_corners can only be set with the interpolating modes kLinear, "
+              "kBilinear, kBicubic and kTrilinear, but mode is ", mode, ".");
   const auto& size = options.size();
   const auto& scale_factor = options.scale_factor();
   TORCH_CHECK(size.has_value() != scale_factor.has_value(), "interpolate: give exactly one of "
@@ -294,6 +330,7 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
                                  : static_cast<double>(in) / static_cast<double>(out_sizes[d]);
   }
   if (kind == Resample::kArea) {
+    if (spatial == 3) return adaptive_avg_pool3d(input, AdaptiveAvgPool3dFuncOptions(out_sizes));
     return spatial == 1
                ? adaptive_avg_pool1d(input, AdaptiveAvgPool1dFuncOptions(out_sizes[0]))
                : adaptive_avg_pool2d(input, AdaptiveAvgPool2dFuncOptions(out_sizes));
@@ -303,14 +340,28 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
   for (size_t d = 0; d < spatial; ++d) {
     const int64_t dim = static_cast<int64_t>(d) + 2;
     const int64_t in = input.size(dim);
-    if (kind != Resample::kLinear) {
+    if (kind == Resample::kNearest || kind == Resample::kNearestExact) {
       y = y.index_select(dim, long_tensor(nearest_taps(in, out_sizes[d], scales[d],
                                                        kind == Resample::kNearestExact)));
       continue;
     }
-    const Taps taps = linear_taps(in, out_sizes[d], scales[d], options.align_corners().value_or(false));
     std::vector<int64_t> shape(input.dim(), 1);
     shape[dim] = out_sizes[d];
+    if (kind == Resample::kCubic) {
+      const CubicTaps taps =
+          cubic_taps(in, out_sizes[d], scales[d], options.align_corners().value_or(false));
+      Tensor sum;
+      for (int k = 0; k < 4; ++k) {
+        const Tensor weight = at::tensor(c10::ArrayRef<double>(taps.weight[k]))
+                                  .to(y.scalar_type())
+                                  .reshape(shape);
+        const Tensor term = y.index_select(dim, long_tensor(taps.index[k])) * weight;
+        sum = sum.defined() ? sum + term : term;
+      }
+      y = sum;
+      continue;
+    }
+    const Taps taps = linear_taps(in, out_sizes[d], scales[d], options.align_corners().value_or(false));
     const Tensor weight =
         at::tensor(c10::ArrayRef<double>(taps.weight)).to(y.scalar_type()).reshape(shape);
     y = y.index_select(dim, long_tensor(taps.lo)) * (1 - weight) +

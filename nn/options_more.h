@@ -105,7 +105,8 @@ struct UpsampleOptions {
   // Exactly one of size and scale_factor, one value per spatial dimension.
   TORCH_ARG(std::optional<std::vector<int64_t>>, size) = std::nullopt;
   TORCH_ARG(std::optional<std::vector<double>>, scale_factor) = std::nullopt;
-  // kNearest, kLinear (3-d input) and kBilinear (4-d input) are implemented.
+  // Every mode: kLinear for 3-d, kBilinear/kBicubic for 4-d, kTrilinear
+  // for 5-d inputs.
   TORCH_ARG(mode_t, mode) = torch::kNearest;
   TORCH_ARG(std::optional<bool>, align_corners) = std::nullopt;
 };
@@ -117,7 +118,8 @@ struct InterpolateFuncOptions {
                               enumtype::kNearestExact>;
   TORCH_ARG(std::optional<std::vector<int64_t>>, size) = std::nullopt;
   TORCH_ARG(std::optional<std::vector<double>>, scale_factor) = std::nullopt;
-  // kNearest, kNearestExact, kLinear (3-d) and kBilinear (4-d) are implemented.
+  // Every mode: kLinear for 3-d, kBilinear/kBicubic for 4-d, kTrilinear
+  // for 5-d inputs.
   TORCH_ARG(mode_t, mode) = torch::kNearest;
   TORCH_ARG(std::optional<bool>, align_corners) = std::nullopt;
   // true: the scale is output / input size (as when size is given).

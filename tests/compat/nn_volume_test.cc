@@ -425,4 +425,91 @@ TEST(VolumeCompat, AdaptivePool3dAndAdaptiveMaxPool1d) {
                         "[C, L] / [N, C, L], but got a 5-d input of sizes [2, 3, 5, 4, 7]."));
 }
 
+// Keys' cubic convolution kernel with a = -0.75, from its definition.
+double keys(double x) {
+  const double a = -0.75, ax = std::abs(x);
+  if (ax <= 1) return (a + 2) * ax * ax * ax - (a + 3) * ax * ax + 1;
+  if (ax < 2) return a * ax * ax * ax - 5 * a * ax * ax + 8 * a * ax - 4 * a;
+  return 0;
+}
+
+double source(int64_t i, int64_t in, int64_t out, bool align_corners) {
+  if (align_corners) return out > 1 ? static_cast<double>(i) * (in - 1) / (out - 1) : 0.0;
+  return (i + 0.5) * static_cast<double>(in) / out - 0.5;
+}
+
+TEST(ResampleCompat, BicubicAndTrilinear) {
+  torch::manual_seed(34);
+  const auto img = torch::randn({2, 1, 4, 5}, torch::kDouble);
+  const auto v = values(img);
+  for (bool align : {false, true}) {
+    const auto y = F::interpolate(img, F::InterpolateFuncOptions()
+                                           .size(std::vector<int64_t>{7, 3})
+                                           .mode(torch::kBicubic)
+                                           .align_corners(align));
+    ASSERT_EQ(y.sizes(), (std::vector<int64_t>{2, 1, 7, 3}));
+    std::vector<double> expected;
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t i = 0; i < 7; ++i)
+        for (int64_t j = 0; j < 3; ++j) {
+          const double sy = source(i, 4, 7, align), sx = source(j, 5, 3, align);
+          double acc = 0;
+          for (int64_t a = -1; a <= 2; ++a)
+            for (int64_t b = -1; b <= 2; ++b) {
+              const int64_t ty = static_cast<int64_t>(std::floor(sy)) + a,
+                            tx = static_cast<int64_t>(std::floor(sx)) + b;
+              const int64_t cy = std::clamp<int64_t>(ty, 0, 3), cx = std::clamp<int64_t>(tx, 0, 4);
+              acc += v[(n * 4 + cy) * 5 + cx] * keys(sy - ty) * keys(sx - tx);
+            }
+          expected.push_back(acc);
+        }
+    expect_near(y, expected);
+  }
+  // Trilinear reproduces a multilinear function at the (clamped) source
+  // coordinates.
+  auto f = [](double d, double h, double w) { return 1 + d - 2 * h + 0.5 * w + d * h * w; };
+  std::vector<double> grid;
+  for (int d = 0; d < 3; ++d)
+    for (int h = 0; h < 4; ++h)
+      for (int w = 0; w < 2; ++w) grid.push_back(f(d, h, w));
+  const auto vol = torch::tensor(grid, torch::kDouble).reshape({1, 1, 3, 4, 2});
+  for (bool align : {false, true}) {
+    const auto y = torch::nn::Upsample(torch::nn::UpsampleOptions()
+                                           .size(std::vector<int64_t>{5, 2, 4})
+                                           .mode(torch::kTrilinear)
+                                           .align_corners(align))(vol);
+    std::vector<double> expected;
+    for (int64_t d = 0; d < 5; ++d)
+      for (int64_t h = 0; h < 2; ++h)
+        for (int64_t w = 0; w < 4; ++w) {
+          auto at = [&](int64_t i, int64_t in, int64_t out) {
+            return std::clamp(source(i, in, out, align), 0.0, static_cast<double>(in - 1));
+          };
+          expected.push_back(f(at(d, 3, 5), at(h, 4, 2), at(w, 2, 4)));
+        }
+    expect_near(y, expected);
+  }
+  // 5-d nearest and area reach the 3-d forms.
+  EXPECT_TRUE(torch::equal(
+      F::interpolate(vol, F::InterpolateFuncOptions().scale_factor(std::vector<double>{2, 1, 1})),
+      vol.index_select(2, torch::tensor({0, 0, 1, 1, 2, 2}, torch::kLong))));
+  EXPECT_TRUE(torch::allclose(
+      F::interpolate(vol, F::InterpolateFuncOptions().size(std::vector<int64_t>{1, 2, 1}).mode(torch::kArea)),
+      F::adaptive_avg_pool3d(vol, F::AdaptiveAvgPool3dFuncOptions({1, 2, 1}))));
+  auto xg = torch::randn({1, 1, 3, 4}, torch::kDouble).requires_grad_();
+  auto vg = torch::randn({1, 1, 2, 3, 2}, torch::kDouble).requires_grad_();
+  EXPECT_TRUE(torch::autograd::gradcheck([](const variable_list& in) {
+    return variable_list{
+        F::interpolate(in[0], F::InterpolateFuncOptions().scale_factor(std::vector<double>{1.5, 0.75})
+                                  .mode(torch::kBicubic).align_corners(false)),
+        F::interpolate(in[1], F::InterpolateFuncOptions().size(std::vector<int64_t>{3, 2, 3})
+                                  .mode(torch::kTrilinear).align_corners(true))};
+  }, {xg, vg}));
+  EXPECT_THAT(errorOf([&] {
+                F::interpolate(vol, F::InterpolateFuncOptions().size(std::vector<int64_t>{2, 2, 2})
+                                        .mode(torch::kBicubic));
+              }),
+              HasSubstr("interpolate: mode kBicubic expects a 4-d input, but got a 5-d input"));
+}
+
 }  // namespace

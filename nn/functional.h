@@ -56,9 +56,17 @@ Tensor layer_norm(const Tensor& input, at::IntArrayRef normalized_shape, const T
                   const Tensor& bias, double eps);
 }  // namespace detail
 
-// Rows of weight [num_embeddings, dim] picked by integer input.
+// Rows of weight [num_embeddings, dim] picked by integer input. With
+// max_norm, the rows input picks whose norm_type-norm exceeds max_norm are
+// first rescaled in place (under NoGradGuard) to norm max_norm, as
+// libtorch's embedding_renorm_.
 Tensor embedding(const Tensor& input, const Tensor& weight,
                  const EmbeddingFuncOptions& options = {});
+namespace detail {
+// The in-place renormalization of the rows `indices` picks (each once).
+void embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_norm,
+                       double norm_type);
+}  // namespace detail
 
 // Zeroes elements with probability p and scales the rest by 1 / (1 - p)
 // when options.training(); the identity otherwise.

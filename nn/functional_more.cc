@@ -6,6 +6,7 @@
 // no at::group_norm etc.).
 #include <cmath>
 #include <optional>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -421,11 +422,12 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight,
               "embedding_dim], but got sizes ", weight.sizes(), ".");
   TORCH_CHECK(!c10::isFloatingType(input.scalar_type()) && input.scalar_type() != at::kBool,
               "embedding_bag: expected integer indices, but got ", input.scalar_type(), ".");
-  TORCH_CHECK(!options.max_norm() && !options.scale_grad_by_freq() && !options.sparse(),
-              "embedding_bag: max_norm, scale_grad_by_freq and sparse are not implemented in "
-              "Ember; leave them unset.");
+  TORCH_CHECK(!options.sparse(), "embedding_bag: sparse=true is not supported (Ember has no "
+              "sparse tensors); use sparse=false.");
   const bool is_sum = std::holds_alternative<enumtype::kSum>(options.mode());
   const bool is_max = std::holds_alternative<enumtype::kMax>(options.mode());
+  TORCH_CHECK(!(is_max && options.scale_grad_by_freq()), "embedding_bag: scale_grad_by_freq "
+              "is not supported with mode kMax (as in PyTorch); use kSum or kMean.");
   const Tensor& psw = options.per_sample_weights();
   TORCH_CHECK(!psw.defined() || is_sum, "embedding_bag: per_sample_weights is only supported "
               "with mode kSum, but mode is ", enumtype::get_enum_name(options.mode()), ".");
@@ -478,8 +480,23 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight,
       count[b] += 1;
     }
   }
+  if (options.max_norm()) {
+    detail::embedding_renorm_(weight, indices, *options.max_norm(), options.norm_type());
+  }
   const Tensor positions = long_tensor(kept);
   Tensor rows = weight.index_select(0, indices.index_select(0, positions));  // [kept, D]
+  if (options.scale_grad_by_freq()) {
+    // Each row's gradient divided by how often its index occurs in the
+    // input; the forward value stays exactly the row.
+    std::unordered_map<int64_t, int64_t> frequency;
+    for (int64_t i = 0; i < total; ++i) ++frequency[idx[i]];
+    std::vector<double> inverse;
+    inverse.reserve(kept.size());
+    for (int64_t i : kept) inverse.push_back(1.0 / static_cast<double>(frequency[idx[i]]));
+    const Tensor s = at::tensor(c10::ArrayRef<double>(inverse)).to(rows.scalar_type()).unsqueeze(1);
+    const Tensor fixed = rows.detach();
+    rows = fixed + (rows - fixed) * s;
+  }
   if (psw.defined()) rows = rows * psw.reshape({-1}).index_select(0, positions).unsqueeze(1);
   const int64_t dim = weight.size(1);
   if (is_max) {

@@ -231,7 +231,7 @@ struct EmbeddingOptions {
   TORCH_ARG(int64_t, embedding_dim);
   // Row whose gradient stays zero (negative counts from the end).
   TORCH_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
-  // Not implemented (Ember has no embedding_renorm_): a set value is rejected.
+  // Rows picked with a larger norm_type-norm are rescaled in place to it.
   TORCH_ARG(std::optional<double>, max_norm) = std::nullopt;
   TORCH_ARG(double, norm_type) = 2.;
   TORCH_ARG(bool, scale_grad_by_freq) = false;

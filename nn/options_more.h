@@ -152,10 +152,10 @@ struct EmbeddingBagOptions {
       : num_embeddings_(num_embeddings), embedding_dim_(embedding_dim) {}
   TORCH_ARG(int64_t, num_embeddings);
   TORCH_ARG(int64_t, embedding_dim);
-  // Not implemented (no embedding_renorm_): a set value is rejected.
+  // Rows picked with a larger norm_type-norm are rescaled in place to it.
   TORCH_ARG(std::optional<double>, max_norm) = std::nullopt;
   TORCH_ARG(double, norm_type) = 2.;
-  // Not implemented: true is rejected.
+  // Gradients divided by each index's count in the input (not with kMax).
   TORCH_ARG(bool, scale_grad_by_freq) = false;
   TORCH_ARG(EmbeddingBagMode, mode) = torch::kMean;
   // Not implemented (no sparse tensors): true is rejected.

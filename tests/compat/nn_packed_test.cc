@@ -161,4 +161,50 @@ TEST(PackedSequenceCompat, GradientsFlowThroughPacking) {
   }, {x}));
 }
 
+TEST(EmbeddingCompat, MaxNormAndScaleGradByFreq) {
+  // Rows [3, 4] (norm 5), [0.3, 0.4] (norm 0.5), [6, 8] (norm 10, not picked).
+  const auto table = torch::tensor({{3.0, 4.0}, {0.3, 0.4}, {6.0, 8.0}}, torch::kDouble);
+  nn::Embedding emb(nn::EmbeddingOptions(3, 2)._weight(table.clone()).max_norm(1.0));
+  const auto y = emb(torch::tensor({0, 1, 0}));
+  // Picked rows above max_norm are scaled to norm 1 in the weight itself.
+  EXPECT_TRUE(torch::allclose(y[0], torch::tensor({0.6, 0.8}, torch::kDouble), 1e-6));
+  EXPECT_TRUE(torch::allclose(y[1], torch::tensor({0.3, 0.4}, torch::kDouble)));
+  EXPECT_TRUE(torch::allclose(emb->weight[0], torch::tensor({0.6, 0.8}, torch::kDouble), 1e-6));
+  EXPECT_TRUE(torch::equal(emb->weight[2], table[2]));
+  // L1 norm with norm_type 1: [3, 4] has norm 7 -> scaled by 2 / 7.
+  auto weight = table.clone();
+  torch::nn::functional::embedding(torch::tensor({0}), weight,
+                                   torch::nn::functional::EmbeddingFuncOptions().max_norm(2.0).norm_type(1.0));
+  EXPECT_TRUE(torch::allclose(weight[0], table[0] * (2.0 / 7.0), 1e-6));
+  auto bag_weight = table.clone();
+  nn::EmbeddingBag bag(nn::EmbeddingBagOptions(3, 2)._weight(bag_weight).max_norm(1.0).mode(torch::kSum));
+  EXPECT_TRUE(torch::allclose(bag(torch::tensor({{0, 1}})),
+                              torch::tensor({{0.9, 1.2}}, torch::kDouble), 1e-6));
+
+  // scale_grad_by_freq: index 1 occurs three times, 2 once: the gradient
+  // of row 1 is the plain gradient divided by 3.
+  const auto input = torch::tensor({1, 2, 1, 1});
+  const auto offsets = torch::tensor({0, 2});
+  auto w_plain = torch::randn({3, 2}, torch::kDouble).requires_grad_();
+  auto w_scaled = w_plain.detach().clone().requires_grad_();
+  namespace F = torch::nn::functional;
+  const auto plain = F::embedding_bag(input, w_plain, F::EmbeddingBagFuncOptions().offsets(offsets).mode(torch::kSum));
+  const auto scaled = F::embedding_bag(input, w_scaled, F::EmbeddingBagFuncOptions().offsets(offsets)
+                                                            .mode(torch::kSum).scale_grad_by_freq(true));
+  EXPECT_TRUE(torch::equal(plain, scaled));
+  const auto upstream = torch::randn({2, 2}, torch::kDouble);
+  plain.backward(upstream);
+  scaled.backward(upstream);
+  EXPECT_TRUE(torch::allclose(w_scaled.grad()[1], w_plain.grad()[1] / 3));
+  EXPECT_TRUE(torch::allclose(w_scaled.grad()[2], w_plain.grad()[2]));
+  EXPECT_THAT(errorOf([&] {
+                F::embedding_bag(input, w_plain, F::EmbeddingBagFuncOptions().offsets(offsets)
+                                                     .mode(torch::kMax).scale_grad_by_freq(true));
+              }),
+              HasSubstr("embedding_bag: scale_grad_by_freq is not supported with mode kMax (as "
+                        "in PyTorch); use kSum or kMean."));
+  EXPECT_THAT(errorOf([&] { nn::EmbeddingBag(nn::EmbeddingBagOptions(3, 2).sparse(true)); }),
+              HasSubstr("EmbeddingBag: sparse=true is not supported"));
+}
+
 }  // namespace

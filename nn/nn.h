@@ -18,6 +18,7 @@
 #include "nn/module.h"
 #include "nn/modules/activation.h"
 #include "nn/modules/attention.h"
+#include "nn/modules/clip_grad.h"
 #include "nn/modules/any.h"
 #include "nn/modules/conv.h"
 #include "nn/modules/conv_transpose.h"

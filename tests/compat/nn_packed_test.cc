@@ -6,6 +6,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include <torch/torch.h>
@@ -205,6 +207,37 @@ TEST(EmbeddingCompat, MaxNormAndScaleGradByFreq) {
                         "in PyTorch); use kSum or kMean."));
   EXPECT_THAT(errorOf([&] { nn::EmbeddingBag(nn::EmbeddingBagOptions(3, 2).sparse(true)); }),
               HasSubstr("EmbeddingBag: sparse=true is not supported"));
+}
+
+TEST(ClipGradCompat, NormValueAndVectors) {
+  auto a = torch::zeros({2}, torch::kDouble).requires_grad_();
+  auto b = torch::zeros({1}, torch::kDouble).requires_grad_();
+  auto unused = torch::zeros({3}, torch::kDouble).requires_grad_();  // no gradient: skipped
+  (a * torch::tensor({3.0, 4.0}, torch::kDouble)).sum().add(b * 12).sum().backward();
+  // Gradients [3, 4] and [12]: joint 2-norm sqrt(9 + 16 + 144) = 13.
+  EXPECT_DOUBLE_EQ(torch::nn::utils::clip_grad_norm_({a, b, unused}, 1.0), 13.0);
+  const double k = 1.0 / (13.0 + 1e-6);
+  EXPECT_TRUE(torch::allclose(a.grad(), torch::tensor({3 * k, 4 * k}, torch::kDouble)));
+  EXPECT_TRUE(torch::allclose(b.grad(), torch::tensor({12 * k}, torch::kDouble)));
+  // Below max_norm nothing changes; the infinity norm is the largest element.
+  const auto before = a.grad().clone();
+  EXPECT_NEAR(torch::nn::utils::clip_grad_norm_(std::vector<Tensor>{a, b}, 5.0,
+                                                std::numeric_limits<double>::infinity()),
+              12 * k, 1e-12);
+  EXPECT_TRUE(torch::equal(a.grad(), before));
+  torch::nn::utils::clip_grad_value_(b, 0.5);
+  EXPECT_TRUE(torch::allclose(b.grad(), torch::tensor({0.5}, torch::kDouble)));
+  const auto flat = torch::nn::utils::parameters_to_vector({a, b});
+  EXPECT_EQ(flat.sizes(), (std::vector<int64_t>{3}));
+  torch::nn::utils::vector_to_parameters(torch::tensor({7.0, 8.0, 9.0}, torch::kDouble), {a, b});
+  EXPECT_TRUE(torch::equal(b, torch::tensor({9.0}, torch::kDouble)));
+  b.mutable_grad() = torch::tensor({std::nan("")}, torch::kDouble);
+  EXPECT_THAT(errorOf([&] { torch::nn::utils::clip_grad_norm_(b, 1.0, 2.0, true); }),
+              HasSubstr("clip_grad_norm_: the total norm of order 2 of the gradients is nan, so "
+                        "they cannot be clipped; pass error_if_nonfinite=false"));
+  EXPECT_THAT(errorOf([&] { torch::nn::utils::vector_to_parameters(flat, {a}); }),
+              HasSubstr("vector_to_parameters: the vector has 3 elements but the parameters "
+                        "have 2."));
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 #include "nn/functional.h"
 
+#include <algorithm>
 #include <optional>
 #include <variant>
+#include <vector>
 
+#include "aten/TensorFactory.h"
 #include "c10/util/Exception.h"
 
 namespace torch {
@@ -181,8 +184,6 @@ Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncO
   TORCH_CHECK(input.scalar_type() == at::kLong || input.scalar_type() == at::kInt,
               "embedding: the indices must be int64 or int32, but got ", input.scalar_type(),
               "; convert them with .to(torch::kLong).");
-  TORCH_CHECK(!options.max_norm().has_value(), "embedding: max_norm is not supported by Ember "
-              "(no embedding_renorm_); renormalize the weight yourself under NoGradGuard.");
   TORCH_CHECK(!options.sparse(), "embedding: sparse=true is not supported (Ember has no sparse "
               "tensors); use sparse=false.");
   int64_t padding_idx = -1;
@@ -194,8 +195,35 @@ Tensor embedding(const Tensor& input, const Tensor& weight, const EmbeddingFuncO
                 " embeddings; it must be in [-num_embeddings, num_embeddings).");
     if (padding_idx < 0) padding_idx += rows;
   }
+  if (options.max_norm()) {
+    detail::embedding_renorm_(weight, input, *options.max_norm(), options.norm_type());
+  }
   return at::embedding(weight, input, padding_idx, options.scale_grad_by_freq(), false);
 }
+
+namespace detail {
+void embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_norm,
+                       double norm_type) {
+  TORCH_CHECK(max_norm >= 0, "embedding: max_norm must be non-negative, but got ", max_norm,
+              ".");
+  NoGradGuard no_grad;
+  const Tensor flat = indices.to(at::kLong).reshape({-1}).contiguous();
+  std::vector<int64_t> unique(flat.data_ptr<int64_t>(), flat.data_ptr<int64_t>() + flat.numel());
+  std::sort(unique.begin(), unique.end());
+  unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+  if (unique.empty()) return;
+  const int64_t rows = weight.size(0);
+  TORCH_CHECK(unique.front() >= 0 && unique.back() < rows, "embedding: index ",
+              unique.front() < 0 ? unique.front() : unique.back(), " is out of range for ",
+              rows, " embeddings.");
+  const Tensor idx = at::tensor(c10::ArrayRef<int64_t>(unique));
+  const Tensor picked = weight.index_select(0, idx);
+  const Tensor norms =
+      at::linalg_vector_norm(picked, norm_type, std::vector<int64_t>{1}, /*keepdim=*/true);
+  const Tensor scale = at::where(norms > max_norm, max_norm / (norms + 1e-7), 1.0);
+  weight.index_put_({std::optional<Tensor>(idx)}, picked * scale);
+}
+}  // namespace detail
 
 Tensor dropout(Tensor input, const DropoutFuncOptions& options) {
   check_defined("dropout", "input", input);

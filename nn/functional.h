@@ -56,9 +56,17 @@ Tensor layer_norm(const Tensor& input, at::IntArrayRef normalized_shape, const T
                   const Tensor& bias, double eps);
 }  // namespace detail
 
-// Rows of weight [num_embeddings, dim] picked by integer input.
+// Rows of weight [num_embeddings, dim] picked by integer input. With
+// max_norm, the rows input picks whose norm_type-norm exceeds max_norm are
+// first rescaled in place (under NoGradGuard) to norm max_norm, as
+// libtorch's embedding_renorm_.
 Tensor embedding(const Tensor& input, const Tensor& weight,
                  const EmbeddingFuncOptions& options = {});
+namespace detail {
+// The in-place renormalization of the rows `indices` picks (each once).
+void embedding_renorm_(const Tensor& weight, const Tensor& indices, double max_norm,
+                       double norm_type);
+}  // namespace detail
 
 // Zeroes elements with probability p and scales the rest by 1 / (1 - p)
 // when options.training(); the identity otherwise.
@@ -136,7 +144,10 @@ Tensor adaptive_avg_pool2d(const Tensor& input, const AdaptiveAvgPool2dFuncOptio
 Tensor adaptive_max_pool2d(const Tensor& input, const AdaptiveMaxPool2dFuncOptions& options);
 
 // Resizes the spatial dimensions of [N, C, L] (kNearest, kNearestExact,
-// kLinear) or [N, C, H, W] (kNearest, kNearestExact, kBilinear).
+// kArea, kLinear), [N, C, H, W] (kNearest, kNearestExact, kArea,
+// kBilinear, kBicubic) or [N, C, D, H, W] (kNearest, kNearestExact, kArea,
+// kTrilinear). kBicubic is PyTorch's cubic convolution (A = -0.75, edge
+// samples repeated; values may overshoot the input's range).
 Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options = {});
 // [*, C r^2, H, W] -> [*, C, H r, W r], and its inverse.
 Tensor pixel_shuffle(const Tensor& input, const PixelShuffleFuncOptions& options);
@@ -155,6 +166,27 @@ Tensor alpha_dropout(Tensor input, const AlphaDropoutFuncOptions& options = {});
 Tensor feature_alpha_dropout(Tensor input, const FeatureAlphaDropoutFuncOptions& options = {});
 // Channel dropout of [N, C, L] or [C, L].
 Tensor dropout1d(Tensor input, const Dropout1dFuncOptions& options = {});
+
+// ---- 3-d convolution and pooling (nn/functional_3d.cc; composites: one
+// 2-d kernel call per kernel depth, windows along the depth by strided
+// slices; differentiable through the aten ops they call) ----
+// input [N, C_in, D, H, W] (or [C_in, D, H, W]), weight [C_out, C_in /
+// groups, kD, kH, kW]; padding numbers, kValid or kSame (stride 1).
+Tensor conv3d(const Tensor& input, const Tensor& weight, const Conv3dFuncOptions& options = {});
+// weight [C_in, C_out / groups, kD, kH, kW]; output size per dimension
+// (in - 1) * stride - 2 * padding + dilation * (k - 1) + output_padding + 1.
+Tensor conv_transpose3d(const Tensor& input, const Tensor& weight,
+                        const ConvTranspose3dFuncOptions& options = {});
+// Pooling of [N, C, D, H, W] or [C, D, H, W] (as max_pool2d/avg_pool2d per
+// dimension: padding at most half the kernel, ceil_mode, count_include_pad,
+// divisor_override).
+Tensor max_pool3d(const Tensor& input, const MaxPool3dFuncOptions& options);
+Tensor avg_pool3d(const Tensor& input, const AvgPool3dFuncOptions& options);
+Tensor adaptive_avg_pool3d(const Tensor& input, const AdaptiveAvgPool3dFuncOptions& options);
+// Adaptive max pooling of [N, C, L] / [C, L] and [N, C, D, H, W] /
+// [C, D, H, W] (values only: no return_indices form).
+Tensor adaptive_max_pool1d(const Tensor& input, const AdaptiveMaxPool1dFuncOptions& options);
+Tensor adaptive_max_pool3d(const Tensor& input, const AdaptiveMaxPool3dFuncOptions& options);
 
 }  // namespace functional
 }  // namespace nn

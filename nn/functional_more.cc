@@ -6,6 +6,7 @@
 // no at::group_norm etc.).
 #include <cmath>
 #include <optional>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -200,7 +201,7 @@ Tensor adaptive_max_pool2d(const Tensor& input, const AdaptiveMaxPool2dFuncOptio
 // ---- interpolate ----
 
 namespace {
-enum class Resample { kNearest, kNearestExact, kLinear, kArea };
+enum class Resample { kNearest, kNearestExact, kLinear, kCubic, kArea };
 
 // The source coordinate of each output element along one dimension, as
 // two neighbours and the weight of the second.
@@ -222,6 +223,38 @@ Taps linear_taps(int64_t in, int64_t out, double scale, bool align_corners) {
     taps.lo.push_back(lo);
     taps.hi.push_back(std::min<int64_t>(lo + 1, in - 1));
     taps.weight.push_back(src - static_cast<double>(lo));
+  }
+  return taps;
+}
+
+// Cubic convolution (Keys, A = -0.75, as PyTorch's bicubic): four
+// neighbours floor(src) - 1 ... floor(src) + 2 (clamped to the input) and
+// their weights; the source coordinate is not clamped at 0.
+struct CubicTaps {
+  std::vector<int64_t> index[4];
+  std::vector<double> weight[4];
+};
+
+CubicTaps cubic_taps(int64_t in, int64_t out, double scale, bool align_corners) {
+  constexpr double A = -0.75;
+  auto near = [](double x) { return ((A + 2) * x - (A + 3)) * x * x + 1; };       // |x| <= 1
+  auto far = [](double x) { return ((A * x - 5 * A) * x + 8 * A) * x - 4 * A; };  // 1 < |x| < 2
+  CubicTaps taps;
+  for (int64_t i = 0; i < out; ++i) {
+    double src;
+    if (align_corners) {
+      src = out > 1 ? static_cast<double>(i) * (in - 1) / (out - 1) : 0.0;
+    } else {
+      src = (i + 0.5) * scale - 0.5;
+    }
+    const double floor_src = std::floor(src);
+    const double t = src - floor_src;
+    const double w[4] = {far(t + 1), near(t), near(1 - t), far(2 - t)};
+    for (int k = 0; k < 4; ++k) {
+      const int64_t at = static_cast<int64_t>(floor_src) - 1 + k;
+      taps.index[k].push_back(std::min<int64_t>(std::max<int64_t>(at, 0), in - 1));
+      taps.weight[k].push_back(w[k]);
+    }
   }
   return taps;
 }
@@ -254,18 +287,22 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
   } else if (std::holds_alternative<enumtype::kBilinear>(options.mode())) {
     kind = Resample::kLinear;
     rank = 4;
+  } else if (std::holds_alternative<enumtype::kTrilinear>(options.mode())) {
+    kind = Resample::kLinear;
+    rank = 5;
   } else {
-    TORCH_CHECK(false, "interpolate: mode ", mode, " is not implemented in Ember; use kNearest, "
-                "kNearestExact, kArea, kLinear (3-d input) or kBilinear (4-d input).");
+    kind = Resample::kCubic;  // kBicubic
+    rank = 4;
   }
-  TORCH_CHECK(input.dim() == 3 || input.dim() == 4, "interpolate: expected a 3-d [N, C, L] or "
-              "4-d [N, C, H, W] input, but got a ", input.dim(), "-d input of sizes ",
-              input.sizes(), ".");
+  TORCH_CHECK(input.dim() >= 3 && input.dim() <= 5, "interpolate: expected a 3-d [N, C, L], "
+              "4-d [N, C, H, W] or 5-d [N, C, D, H, W] input, but got a ", input.dim(),
+              "-d input of sizes ", input.sizes(), ".");
   TORCH_CHECK(rank == 0 || input.dim() == rank, "interpolate: mode ", mode, " expects a ", rank,
               "-d input, but got a ", input.dim(), "-d input of sizes ", input.sizes(), ".");
-  TORCH_CHECK(kind == Resample::kLinear || !options.align_corners().has_value(),
-              "interpolate: align_corners can only be set with the interpolating modes kLinear "
-              "and kBilinear, but mode is ", mode, ".");
+  TORCH_CHECK(kind == Resample::kLinear || kind == Resample::kCubic ||
+                  !options.align_corners().has_value(),
+              "interpolate: align_corners can only be set with the interpolating modes kLinear, "
+              "kBilinear, kBicubic and kTrilinear, but mode is ", mode, ".");
   const auto& size = options.size();
   const auto& scale_factor = options.scale_factor();
   TORCH_CHECK(size.has_value() != scale_factor.has_value(), "interpolate: give exactly one of "
@@ -294,6 +331,7 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
                                  : static_cast<double>(in) / static_cast<double>(out_sizes[d]);
   }
   if (kind == Resample::kArea) {
+    if (spatial == 3) return adaptive_avg_pool3d(input, AdaptiveAvgPool3dFuncOptions(out_sizes));
     return spatial == 1
                ? adaptive_avg_pool1d(input, AdaptiveAvgPool1dFuncOptions(out_sizes[0]))
                : adaptive_avg_pool2d(input, AdaptiveAvgPool2dFuncOptions(out_sizes));
@@ -303,14 +341,28 @@ Tensor interpolate(const Tensor& input, const InterpolateFuncOptions& options) {
   for (size_t d = 0; d < spatial; ++d) {
     const int64_t dim = static_cast<int64_t>(d) + 2;
     const int64_t in = input.size(dim);
-    if (kind != Resample::kLinear) {
+    if (kind == Resample::kNearest || kind == Resample::kNearestExact) {
       y = y.index_select(dim, long_tensor(nearest_taps(in, out_sizes[d], scales[d],
                                                        kind == Resample::kNearestExact)));
       continue;
     }
-    const Taps taps = linear_taps(in, out_sizes[d], scales[d], options.align_corners().value_or(false));
     std::vector<int64_t> shape(input.dim(), 1);
     shape[dim] = out_sizes[d];
+    if (kind == Resample::kCubic) {
+      const CubicTaps taps =
+          cubic_taps(in, out_sizes[d], scales[d], options.align_corners().value_or(false));
+      Tensor sum;
+      for (int k = 0; k < 4; ++k) {
+        const Tensor weight = at::tensor(c10::ArrayRef<double>(taps.weight[k]))
+                                  .to(y.scalar_type())
+                                  .reshape(shape);
+        const Tensor term = y.index_select(dim, long_tensor(taps.index[k])) * weight;
+        sum = sum.defined() ? sum + term : term;
+      }
+      y = sum;
+      continue;
+    }
+    const Taps taps = linear_taps(in, out_sizes[d], scales[d], options.align_corners().value_or(false));
     const Tensor weight =
         at::tensor(c10::ArrayRef<double>(taps.weight)).to(y.scalar_type()).reshape(shape);
     y = y.index_select(dim, long_tensor(taps.lo)) * (1 - weight) +
@@ -370,11 +422,12 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight,
               "embedding_dim], but got sizes ", weight.sizes(), ".");
   TORCH_CHECK(!c10::isFloatingType(input.scalar_type()) && input.scalar_type() != at::kBool,
               "embedding_bag: expected integer indices, but got ", input.scalar_type(), ".");
-  TORCH_CHECK(!options.max_norm() && !options.scale_grad_by_freq() && !options.sparse(),
-              "embedding_bag: max_norm, scale_grad_by_freq and sparse are not implemented in "
-              "Ember; leave them unset.");
+  TORCH_CHECK(!options.sparse(), "embedding_bag: sparse=true is not supported (Ember has no "
+              "sparse tensors); use sparse=false.");
   const bool is_sum = std::holds_alternative<enumtype::kSum>(options.mode());
   const bool is_max = std::holds_alternative<enumtype::kMax>(options.mode());
+  TORCH_CHECK(!(is_max && options.scale_grad_by_freq()), "embedding_bag: scale_grad_by_freq "
+              "is not supported with mode kMax (as in PyTorch); use kSum or kMean.");
   const Tensor& psw = options.per_sample_weights();
   TORCH_CHECK(!psw.defined() || is_sum, "embedding_bag: per_sample_weights is only supported "
               "with mode kSum, but mode is ", enumtype::get_enum_name(options.mode()), ".");
@@ -427,8 +480,23 @@ Tensor embedding_bag(const Tensor& input, const Tensor& weight,
       count[b] += 1;
     }
   }
+  if (options.max_norm()) {
+    detail::embedding_renorm_(weight, indices, *options.max_norm(), options.norm_type());
+  }
   const Tensor positions = long_tensor(kept);
   Tensor rows = weight.index_select(0, indices.index_select(0, positions));  // [kept, D]
+  if (options.scale_grad_by_freq()) {
+    // Each row's gradient divided by how often its index occurs in the
+    // input; the forward value stays exactly the row.
+    std::unordered_map<int64_t, int64_t> frequency;
+    for (int64_t i = 0; i < total; ++i) ++frequency[idx[i]];
+    std::vector<double> inverse;
+    inverse.reserve(kept.size());
+    for (int64_t i : kept) inverse.push_back(1.0 / static_cast<double>(frequency[idx[i]]));
+    const Tensor s = at::tensor(c10::ArrayRef<double>(inverse)).to(rows.scalar_type()).unsqueeze(1);
+    const Tensor fixed = rows.detach();
+    rows = fixed + (rows - fixed) * s;
+  }
   if (psw.defined()) rows = rows * psw.reshape({-1}).index_select(0, positions).unsqueeze(1);
   const int64_t dim = weight.size(1);
   if (is_max) {

@@ -66,6 +66,7 @@ struct ConvOptions {
 };
 using Conv1dOptions = ConvOptions<1>;
 using Conv2dOptions = ConvOptions<2>;
+using Conv3dOptions = ConvOptions<3>;
 
 // Transposed convolutions: weight [in_channels, out_channels / groups, k…].
 template <size_t D>
@@ -87,6 +88,7 @@ struct ConvTransposeOptions {
 };
 using ConvTranspose1dOptions = ConvTransposeOptions<1>;
 using ConvTranspose2dOptions = ConvTransposeOptions<2>;
+using ConvTranspose3dOptions = ConvTransposeOptions<3>;
 
 namespace functional {
 template <size_t D>
@@ -105,6 +107,7 @@ struct ConvFuncOptions {
 };
 using Conv1dFuncOptions = ConvFuncOptions<1>;
 using Conv2dFuncOptions = ConvFuncOptions<2>;
+using Conv3dFuncOptions = ConvFuncOptions<3>;
 
 template <size_t D>
 struct ConvTransposeFuncOptions {
@@ -117,6 +120,7 @@ struct ConvTransposeFuncOptions {
 };
 using ConvTranspose1dFuncOptions = ConvTransposeFuncOptions<1>;
 using ConvTranspose2dFuncOptions = ConvTransposeFuncOptions<2>;
+using ConvTranspose3dFuncOptions = ConvTransposeFuncOptions<3>;
 }  // namespace functional
 
 // ---- pooling ----
@@ -132,6 +136,7 @@ struct MaxPoolOptions {
 };
 using MaxPool1dOptions = MaxPoolOptions<1>;
 using MaxPool2dOptions = MaxPoolOptions<2>;
+using MaxPool3dOptions = MaxPoolOptions<3>;
 
 template <size_t D>
 struct AvgPoolOptions {
@@ -146,12 +151,15 @@ struct AvgPoolOptions {
 };
 using AvgPool1dOptions = AvgPoolOptions<1>;
 using AvgPool2dOptions = AvgPoolOptions<2>;
+using AvgPool3dOptions = AvgPoolOptions<3>;
 
 namespace functional {
 using MaxPool1dFuncOptions = MaxPool1dOptions;
 using MaxPool2dFuncOptions = MaxPool2dOptions;
 using AvgPool1dFuncOptions = AvgPool1dOptions;
 using AvgPool2dFuncOptions = AvgPool2dOptions;
+using MaxPool3dFuncOptions = MaxPool3dOptions;
+using AvgPool3dFuncOptions = AvgPool3dOptions;
 }  // namespace functional
 
 // ---- normalization ----
@@ -223,7 +231,7 @@ struct EmbeddingOptions {
   TORCH_ARG(int64_t, embedding_dim);
   // Row whose gradient stays zero (negative counts from the end).
   TORCH_ARG(std::optional<int64_t>, padding_idx) = std::nullopt;
-  // Not implemented (Ember has no embedding_renorm_): a set value is rejected.
+  // Rows picked with a larger norm_type-norm are rescaled in place to it.
   TORCH_ARG(std::optional<double>, max_norm) = std::nullopt;
   TORCH_ARG(double, norm_type) = 2.;
   TORCH_ARG(bool, scale_grad_by_freq) = false;

@@ -77,6 +77,7 @@ struct AdaptiveAvgPoolOptions {
 // missing element keeps the input's size); here every element is given.
 using AdaptiveAvgPool1dOptions = AdaptiveAvgPoolOptions<ExpandingArray<1>>;
 using AdaptiveAvgPool2dOptions = AdaptiveAvgPoolOptions<ExpandingArray<2>>;
+using AdaptiveAvgPool3dOptions = AdaptiveAvgPoolOptions<ExpandingArray<3>>;
 
 template <typename output_size_t>
 struct AdaptiveMaxPoolOptions {
@@ -84,12 +85,17 @@ struct AdaptiveMaxPoolOptions {
       : output_size_(output_size) {}
   TORCH_ARG(output_size_t, output_size);
 };
+using AdaptiveMaxPool1dOptions = AdaptiveMaxPoolOptions<ExpandingArray<1>>;
 using AdaptiveMaxPool2dOptions = AdaptiveMaxPoolOptions<ExpandingArray<2>>;
+using AdaptiveMaxPool3dOptions = AdaptiveMaxPoolOptions<ExpandingArray<3>>;
 
 namespace functional {
 using AdaptiveAvgPool1dFuncOptions = AdaptiveAvgPool1dOptions;
 using AdaptiveAvgPool2dFuncOptions = AdaptiveAvgPool2dOptions;
 using AdaptiveMaxPool2dFuncOptions = AdaptiveMaxPool2dOptions;
+using AdaptiveAvgPool3dFuncOptions = AdaptiveAvgPool3dOptions;
+using AdaptiveMaxPool1dFuncOptions = AdaptiveMaxPool1dOptions;
+using AdaptiveMaxPool3dFuncOptions = AdaptiveMaxPool3dOptions;
 }  // namespace functional
 
 // ---- upsampling ----
@@ -99,7 +105,8 @@ struct UpsampleOptions {
   // Exactly one of size and scale_factor, one value per spatial dimension.
   TORCH_ARG(std::optional<std::vector<int64_t>>, size) = std::nullopt;
   TORCH_ARG(std::optional<std::vector<double>>, scale_factor) = std::nullopt;
-  // kNearest, kLinear (3-d input) and kBilinear (4-d input) are implemented.
+  // Every mode: kLinear for 3-d, kBilinear/kBicubic for 4-d, kTrilinear
+  // for 5-d inputs.
   TORCH_ARG(mode_t, mode) = torch::kNearest;
   TORCH_ARG(std::optional<bool>, align_corners) = std::nullopt;
 };
@@ -111,7 +118,8 @@ struct InterpolateFuncOptions {
                               enumtype::kNearestExact>;
   TORCH_ARG(std::optional<std::vector<int64_t>>, size) = std::nullopt;
   TORCH_ARG(std::optional<std::vector<double>>, scale_factor) = std::nullopt;
-  // kNearest, kNearestExact, kLinear (3-d) and kBilinear (4-d) are implemented.
+  // Every mode: kLinear for 3-d, kBilinear/kBicubic for 4-d, kTrilinear
+  // for 5-d inputs.
   TORCH_ARG(mode_t, mode) = torch::kNearest;
   TORCH_ARG(std::optional<bool>, align_corners) = std::nullopt;
   // true: the scale is output / input size (as when size is given).
@@ -144,10 +152,10 @@ struct EmbeddingBagOptions {
       : num_embeddings_(num_embeddings), embedding_dim_(embedding_dim) {}
   TORCH_ARG(int64_t, num_embeddings);
   TORCH_ARG(int64_t, embedding_dim);
-  // Not implemented (no embedding_renorm_): a set value is rejected.
+  // Rows picked with a larger norm_type-norm are rescaled in place to it.
   TORCH_ARG(std::optional<double>, max_norm) = std::nullopt;
   TORCH_ARG(double, norm_type) = 2.;
-  // Not implemented: true is rejected.
+  // Gradients divided by each index's count in the input (not with kMax).
   TORCH_ARG(bool, scale_grad_by_freq) = false;
   TORCH_ARG(EmbeddingBagMode, mode) = torch::kMean;
   // Not implemented (no sparse tensors): true is rejected.

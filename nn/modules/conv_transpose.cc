@@ -98,7 +98,66 @@ Tensor Conv1dImpl::forward(const Tensor& input) {
                                 .groups(options.groups()));
 }
 
-// ---- ConvTranspose1d / ConvTranspose2d ----
+// ---- Conv3d ----
+
+Conv3dImpl::Conv3dImpl(Conv3dOptions options) : options(std::move(options)) { reset(); }
+
+void Conv3dImpl::reset() {
+  const Conv3dOptions& o = options;
+  check_conv_options<3>("Conv3d", o.in_channels(), o.out_channels(), o.groups(), o.kernel_size(),
+                        o.stride(), o.dilation(), o.padding_mode());
+  if (const auto* pad = std::get_if<ExpandingArray<3>>(&o.padding())) {
+    for (int64_t p : **pad) {
+      TORCH_CHECK(p >= 0, "Conv3d: padding must be non-negative, but got ", *pad, ".");
+    }
+  } else if (std::holds_alternative<enumtype::kSame>(o.padding())) {
+    for (int64_t s : *o.stride()) {
+      TORCH_CHECK(s == 1, "Conv3d: padding='same' is not supported for strided convolutions "
+                  "(stride ", o.stride(), "); use stride 1 or explicit padding.");
+    }
+  }
+  weight = register_parameter(
+      "weight", at::empty({o.out_channels(), o.in_channels() / o.groups(), (*o.kernel_size())[0],
+                           (*o.kernel_size())[1], (*o.kernel_size())[2]}));
+  bias = register_parameter("bias", o.bias() ? at::empty({o.out_channels()}) : Tensor(),
+                            /*requires_grad=*/o.bias());
+  reset_parameters();
+}
+
+void Conv3dImpl::reset_parameters() { init_conv_parameters(weight, bias); }
+
+void Conv3dImpl::pretty_print(std::ostream& stream) const {
+  const Conv3dOptions& o = options;
+  stream << "torch::nn::Conv3d(" << o.in_channels() << ", " << o.out_channels()
+         << ", kernel_size=" << o.kernel_size() << ", stride=" << o.stride();
+  if (const auto* pad = std::get_if<ExpandingArray<3>>(&o.padding())) {
+    if ((**pad)[0] != 0 || (**pad)[1] != 0 || (**pad)[2] != 0) stream << ", padding=" << *pad;
+  } else if (std::holds_alternative<enumtype::kSame>(o.padding())) {
+    stream << ", padding='same'";
+  } else {
+    stream << ", padding='valid'";
+  }
+  const auto& d = *o.dilation();
+  if (d[0] != 1 || d[1] != 1 || d[2] != 1) stream << ", dilation=" << o.dilation();
+  if (o.groups() != 1) stream << ", groups=" << o.groups();
+  if (!o.bias()) stream << ", bias=false";
+  stream << ")";
+}
+
+Tensor Conv3dImpl::forward(const Tensor& input) {
+  TORCH_CHECK(input.defined() && (input.dim() == 4 || input.dim() == 5),
+              "Conv3d: expected a 4-d [C, D, H, W] or 5-d [N, C, D, H, W] input, but got ",
+              input_desc(input), ".");
+  return functional::conv3d(input, weight,
+                            functional::Conv3dFuncOptions()
+                                .bias(bias)
+                                .stride(options.stride())
+                                .padding(options.padding())
+                                .dilation(options.dilation())
+                                .groups(options.groups()));
+}
+
+// ---- ConvTranspose1d / ConvTranspose2d / ConvTranspose3d ----
 
 template <size_t D>
 ConvTransposeNdImpl<D>::ConvTransposeNdImpl(ConvTransposeOptions<D> options)
@@ -109,7 +168,7 @@ ConvTransposeNdImpl<D>::ConvTransposeNdImpl(ConvTransposeOptions<D> options)
 template <size_t D>
 void ConvTransposeNdImpl<D>::reset() {
   const ConvTransposeOptions<D>& o = options;
-  const char* name = D == 1 ? "ConvTranspose1d" : "ConvTranspose2d";
+  const char* name = D == 1 ? "ConvTranspose1d" : D == 2 ? "ConvTranspose2d" : "ConvTranspose3d";
   check_conv_options<D>(name, o.in_channels(), o.out_channels(), o.groups(), o.kernel_size(),
                         o.stride(), o.dilation(), o.padding_mode());
   for (size_t i = 0; i < D; ++i) {
@@ -168,13 +227,16 @@ Tensor ConvTransposeNdImpl<D>::forward(const Tensor& input) {
       .dilation(options.dilation());
   if constexpr (D == 1) {
     return functional::conv_transpose1d(input, weight, f);
-  } else {
+  } else if constexpr (D == 2) {
     return functional::conv_transpose2d(input, weight, f);
+  } else {
+    return functional::conv_transpose3d(input, weight, f);
   }
 }
 
 template class ConvTransposeNdImpl<1>;
 template class ConvTransposeNdImpl<2>;
+template class ConvTransposeNdImpl<3>;
 
 }  // namespace nn
 }  // namespace torch

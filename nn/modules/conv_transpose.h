@@ -1,5 +1,7 @@
-// nn/modules/conv_transpose.h — torch::nn::Conv1d, ConvTranspose1d and
-// ConvTranspose2d (the 2-d convolution is nn/modules/conv.h).
+// nn/modules/conv_transpose.h — torch::nn::Conv1d, Conv3d, ConvTranspose1d,
+// ConvTranspose2d and ConvTranspose3d (the 2-d convolution is
+// nn/modules/conv.h; the 3-d ones are composites of the 2-d kernels, see
+// Note [3-d layers from 2-d kernels] in nn/functional_3d.cc).
 //
 //   torch::nn::ConvTranspose2d up(torch::nn::ConvTranspose2dOptions(64, 32, 4)
 //                                     .stride(2).padding(1).bias(false));
@@ -39,6 +41,26 @@ class Conv1dImpl : public Module {
 };
 TORCH_MODULE(Conv1d);
 
+// torch::nn::Conv3dImpl — weight [out_channels, in_channels / groups, kD,
+// kH, kW]; padding numbers, kValid or kSame (stride 1).
+class Conv3dImpl : public Module {
+ public:
+  Conv3dImpl(int64_t input_channels, int64_t output_channels, ExpandingArray<3> kernel_size)
+      : Conv3dImpl(Conv3dOptions(input_channels, output_channels, kernel_size)) {}
+  explicit Conv3dImpl(Conv3dOptions options);
+
+  void reset();
+  void reset_parameters();
+  void pretty_print(std::ostream& stream) const override;
+  // input [N, C_in, D, H, W] or [C_in, D, H, W].
+  Tensor forward(const Tensor& input);
+
+  Conv3dOptions options;
+  Tensor weight;
+  Tensor bias;  // undefined without bias
+};
+TORCH_MODULE(Conv3d);
+
 // torch::nn::ConvTransposeNdImpl<D> — weight [in_channels, out_channels /
 // groups, k…]. forward(input, output_size) is not supported (pass
 // output_padding in the options instead).
@@ -74,8 +96,15 @@ class ConvTranspose2dImpl : public ConvTransposeNdImpl<2> {
 };
 TORCH_MODULE(ConvTranspose2d);
 
+class ConvTranspose3dImpl : public ConvTransposeNdImpl<3> {
+ public:
+  using ConvTransposeNdImpl<3>::ConvTransposeNdImpl;
+};
+TORCH_MODULE(ConvTranspose3d);
+
 extern template class ConvTransposeNdImpl<1>;
 extern template class ConvTransposeNdImpl<2>;
+extern template class ConvTransposeNdImpl<3>;
 
 }  // namespace nn
 }  // namespace torch

@@ -20,8 +20,6 @@ void EmbeddingImpl::reset() {
                 " embeddings; it must be in [-num_embeddings, num_embeddings).");
     if (idx < 0) options.padding_idx(idx + rows);
   }
-  TORCH_CHECK(!options.max_norm().has_value(), "Embedding: max_norm is not supported by Ember "
-              "(no embedding_renorm_); leave it unset and renormalize the weight yourself.");
   TORCH_CHECK(!options.sparse(), "Embedding: sparse=true is not supported (Ember has no sparse "
               "tensors); use sparse=false.");
   if (options._weight().defined()) {
@@ -59,6 +57,8 @@ Tensor EmbeddingImpl::forward(const Tensor& indices) {
   return functional::embedding(indices, weight,
                                functional::EmbeddingFuncOptions()
                                    .padding_idx(options.padding_idx())
+                                   .max_norm(options.max_norm())
+                                   .norm_type(options.norm_type())
                                    .scale_grad_by_freq(options.scale_grad_by_freq()));
 }
 

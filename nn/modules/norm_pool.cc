@@ -167,5 +167,43 @@ Tensor AdaptiveMaxPool2dImpl::forward(const Tensor& input) {
   return functional::adaptive_max_pool2d(input, options);
 }
 
+void MaxPool3dImpl::pretty_print(std::ostream& stream) const {
+  stream << std::boolalpha << "torch::nn::MaxPool3d(kernel_size=" << options.kernel_size()
+         << ", stride=" << options.stride() << ", padding=" << options.padding()
+         << ", dilation=" << options.dilation() << ", ceil_mode=" << options.ceil_mode() << ")";
+}
+Tensor MaxPool3dImpl::forward(const Tensor& input) {
+  return functional::max_pool3d(input, options);
+}
+
+void AvgPool3dImpl::pretty_print(std::ostream& stream) const {
+  stream << "torch::nn::AvgPool3d(kernel_size=" << options.kernel_size()
+         << ", stride=" << options.stride() << ", padding=" << options.padding() << ")";
+}
+Tensor AvgPool3dImpl::forward(const Tensor& input) {
+  return functional::avg_pool3d(input, options);
+}
+
+void AdaptiveAvgPool3dImpl::pretty_print(std::ostream& stream) const {
+  stream << "torch::nn::AdaptiveAvgPool3d(output_size=" << options.output_size() << ")";
+}
+Tensor AdaptiveAvgPool3dImpl::forward(const Tensor& input) {
+  return functional::adaptive_avg_pool3d(input, options);
+}
+
+void AdaptiveMaxPool1dImpl::pretty_print(std::ostream& stream) const {
+  stream << "torch::nn::AdaptiveMaxPool1d(output_size=" << options.output_size() << ")";
+}
+Tensor AdaptiveMaxPool1dImpl::forward(const Tensor& input) {
+  return functional::adaptive_max_pool1d(input, options);
+}
+
+void AdaptiveMaxPool3dImpl::pretty_print(std::ostream& stream) const {
+  stream << "torch::nn::AdaptiveMaxPool3d(output_size=" << options.output_size() << ")";
+}
+Tensor AdaptiveMaxPool3dImpl::forward(const Tensor& input) {
+  return functional::adaptive_max_pool3d(input, options);
+}
+
 }  // namespace nn
 }  // namespace torch

@@ -1,5 +1,6 @@
 // nn/modules/norm_pool.h — torch::nn::GroupNorm, InstanceNorm1d/2d/3d,
-// MaxPool1d, AvgPool1d, AdaptiveAvgPool1d/2d and AdaptiveMaxPool2d.
+// MaxPool1d, AvgPool1d, MaxPool3d, AvgPool3d, AdaptiveAvgPool1d/2d/3d and
+// AdaptiveMaxPool1d/2d/3d.
 //
 //   torch::nn::Sequential head(torch::nn::Conv2d(3, 32, 3),
 //                              torch::nn::GroupNorm(torch::nn::GroupNormOptions(8, 32)),
@@ -145,6 +146,74 @@ class AdaptiveMaxPool2dImpl : public Module {
   AdaptiveMaxPool2dOptions options;
 };
 TORCH_MODULE(AdaptiveMaxPool2d);
+
+// torch::nn::MaxPool3dImpl / AvgPool3dImpl — [N, C, D, H, W] or [C, D, H, W].
+class MaxPool3dImpl : public Module {
+ public:
+  explicit MaxPool3dImpl(ExpandingArray<3> kernel_size)
+      : MaxPool3dImpl(MaxPool3dOptions(kernel_size)) {}
+  explicit MaxPool3dImpl(const MaxPool3dOptions& options) : options(options) {}
+  void reset() {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+
+  MaxPool3dOptions options;
+};
+TORCH_MODULE(MaxPool3d);
+
+class AvgPool3dImpl : public Module {
+ public:
+  explicit AvgPool3dImpl(ExpandingArray<3> kernel_size)
+      : AvgPool3dImpl(AvgPool3dOptions(kernel_size)) {}
+  explicit AvgPool3dImpl(const AvgPool3dOptions& options) : options(options) {}
+  void reset() {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+
+  AvgPool3dOptions options;
+};
+TORCH_MODULE(AvgPool3d);
+
+// torch::nn::AdaptiveAvgPool3dImpl / AdaptiveMaxPool1dImpl /
+// AdaptiveMaxPool3dImpl (no forward_with_indices).
+class AdaptiveAvgPool3dImpl : public Module {
+ public:
+  explicit AdaptiveAvgPool3dImpl(ExpandingArray<3> output_size)
+      : AdaptiveAvgPool3dImpl(AdaptiveAvgPool3dOptions(output_size)) {}
+  explicit AdaptiveAvgPool3dImpl(const AdaptiveAvgPool3dOptions& options) : options(options) {}
+  void reset() {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+
+  AdaptiveAvgPool3dOptions options;
+};
+TORCH_MODULE(AdaptiveAvgPool3d);
+
+class AdaptiveMaxPool1dImpl : public Module {
+ public:
+  explicit AdaptiveMaxPool1dImpl(ExpandingArray<1> output_size)
+      : AdaptiveMaxPool1dImpl(AdaptiveMaxPool1dOptions(output_size)) {}
+  explicit AdaptiveMaxPool1dImpl(const AdaptiveMaxPool1dOptions& options) : options(options) {}
+  void reset() {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+
+  AdaptiveMaxPool1dOptions options;
+};
+TORCH_MODULE(AdaptiveMaxPool1d);
+
+class AdaptiveMaxPool3dImpl : public Module {
+ public:
+  explicit AdaptiveMaxPool3dImpl(ExpandingArray<3> output_size)
+      : AdaptiveMaxPool3dImpl(AdaptiveMaxPool3dOptions(output_size)) {}
+  explicit AdaptiveMaxPool3dImpl(const AdaptiveMaxPool3dOptions& options) : options(options) {}
+  void reset() {}
+  void pretty_print(std::ostream& stream) const override;
+  Tensor forward(const Tensor& input);
+
+  AdaptiveMaxPool3dOptions options;
+};
+TORCH_MODULE(AdaptiveMaxPool3d);
 
 }  // namespace nn
 }  // namespace torch

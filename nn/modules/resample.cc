@@ -72,9 +72,8 @@ void EmbeddingBagImpl::reset() {
                 " embeddings; it must be in [-num_embeddings, num_embeddings).");
     if (idx < 0) options.padding_idx(idx + rows);
   }
-  TORCH_CHECK(!options.max_norm() && !options.scale_grad_by_freq() && !options.sparse(),
-              "EmbeddingBag: max_norm, scale_grad_by_freq and sparse are not implemented in "
-              "Ember; leave them unset.");
+  TORCH_CHECK(!options.sparse(), "EmbeddingBag: sparse=true is not supported (Ember has no "
+              "sparse tensors); use sparse=false.");
   if (options._weight().defined()) {
     TORCH_CHECK(options._weight().dim() == 2 && options._weight().size(0) == rows &&
                     options._weight().size(1) == cols,
@@ -110,6 +109,9 @@ Tensor EmbeddingBagImpl::forward(const Tensor& input, const Tensor& offsets,
                                    functional::EmbeddingBagFuncOptions()
                                        .offsets(offsets)
                                        .mode(options.mode())
+                                       .max_norm(options.max_norm())
+                                       .norm_type(options.norm_type())
+                                       .scale_grad_by_freq(options.scale_grad_by_freq())
                                        .per_sample_weights(per_sample_weights)
                                        .include_last_offset(options.include_last_offset())
                                        .padding_idx(options.padding_idx()));

@@ -59,8 +59,7 @@ TORCH_MODULE(PixelUnshuffle);
 
 // torch::nn::EmbeddingBagImpl — weight [num_embeddings, embedding_dim] from
 // N(0, 1) (or options._weight), padding_idx's row zeroed; forward reduces
-// bags of rows with options.mode() (kMean by default). max_norm,
-// scale_grad_by_freq and sparse are rejected.
+// bags of rows with options.mode() (kMean by default). sparse is rejected.
 class EmbeddingBagImpl : public Module {
  public:
   EmbeddingBagImpl(int64_t num_embeddings, int64_t embedding_dim)

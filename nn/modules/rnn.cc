@@ -192,20 +192,47 @@ Tensor RNNImplBase::from_time_batch(const Tensor& output, bool batched) const {
 
 std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run(const Tensor& input, const Tensor& h0,
                                                     const Tensor& c0) {
+  // Time-major [L, N, I] is the packed layout with every batch size N.
+  const int64_t steps = input.size(0), batch = input.size(1);
+  auto [output, h_n, c_n] = run_packed(input.reshape({steps * batch, input.size(2)}),
+                                       std::vector<int64_t>(steps, batch), h0, c0);
+  return {output.reshape({steps, batch, output.size(1)}), h_n, c_n};
+}
+
+// Note [Packed steps]
+// ~~~~~~~~~~~~~~~~~~~
+// Step t updates the first batch_sizes[t] rows of the state (sequences are
+// longest first) and leaves the others as they are: in the forward
+// direction a finished sequence keeps its last state (its h_n), in the
+// reverse direction a sequence that has not started yet keeps h_0 until
+// its last step comes. A padded batch is the case of equal batch sizes.
+std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run_packed(const Tensor& data,
+                                                           const std::vector<int64_t>& batch_sizes,
+                                                           const Tensor& h0, const Tensor& c0) {
   const auto& o = options_base;
   const bool lstm = std::holds_alternative<enumtype::kLSTM>(o.mode());
   const bool gru = std::holds_alternative<enumtype::kGRU>(o.mode());
   const bool relu = std::holds_alternative<enumtype::kRNN_RELU>(o.mode());
   const int64_t directions = o.bidirectional() ? 2 : 1;
-  const int64_t steps = input.size(0);
-  Tensor layer_input = input;
+  const int64_t steps = static_cast<int64_t>(batch_sizes.size());
+  std::vector<int64_t> offsets(steps, 0);
+  for (int64_t t = 1; t < steps; ++t) offsets[t] = offsets[t - 1] + batch_sizes[t - 1];
+  // The first `rows` rows of a state, and a state with them replaced.
+  auto head = [](const Tensor& state, int64_t rows) {
+    return rows == state.size(0) ? state : state.narrow(0, 0, rows);
+  };
+  auto replace_head = [](const Tensor& state, const Tensor& rows) {
+    const int64_t n = state.size(0), r = rows.size(0);
+    return r == n ? rows : at::cat({rows, state.narrow(0, r, n - r)}, 0);
+  };
+  Tensor layer_input = data;
   std::vector<Tensor> h_n, c_n;
   for (int64_t layer = 0; layer < o.num_layers(); ++layer) {
     std::vector<Tensor> direction_outputs;
     for (int64_t direction = 0; direction < directions; ++direction) {
       const int64_t k = layer * directions + direction;
       const auto& w = flat_weights_[k];
-      // The input's projection for every step at once: [L, N, gates * H].
+      // The input's projection for every step at once: [rows, gates * H].
       Tensor gi = at::matmul(layer_input, w[0].t());
       if (w[2].defined()) gi = gi + w[2];
       Tensor h = h0[k];
@@ -213,26 +240,59 @@ std::tuple<Tensor, Tensor, Tensor> RNNImplBase::run(const Tensor& input, const T
       std::vector<Tensor> outputs(steps);
       for (int64_t s = 0; s < steps; ++s) {
         const int64_t t = direction == 1 ? steps - 1 - s : s;
+        const int64_t rows = batch_sizes[t];
+        const Tensor gi_t = gi.narrow(0, offsets[t], rows);
+        Tensor h_t;
         if (lstm) {
-          std::tie(h, c) = lstm_step(gi[t], h, c, w[1], w[3], w[4]);
+          Tensor c_t;
+          std::tie(h_t, c_t) = lstm_step(gi_t, head(h, rows), head(c, rows), w[1], w[3], w[4]);
+          c = replace_head(c, c_t);
         } else if (gru) {
-          h = gru_step(gi[t], h, w[1], w[3]);
+          h_t = gru_step(gi_t, head(h, rows), w[1], w[3]);
         } else {
-          h = rnn_step(gi[t], h, w[1], w[3], relu);
+          h_t = rnn_step(gi_t, head(h, rows), w[1], w[3], relu);
         }
-        outputs[t] = h;
+        h = replace_head(h, h_t);
+        outputs[t] = h_t;
       }
-      direction_outputs.push_back(at::stack(outputs, 0));
+      direction_outputs.push_back(at::cat(outputs, 0));
       h_n.push_back(h);
       if (lstm) c_n.push_back(c);
     }
-    layer_input = directions == 2 ? at::cat(direction_outputs, 2) : direction_outputs[0];
+    layer_input = directions == 2 ? at::cat(direction_outputs, 1) : direction_outputs[0];
     if (o.dropout() > 0 && layer + 1 < o.num_layers()) {
       layer_input = functional::dropout(
           layer_input, functional::DropoutFuncOptions().p(o.dropout()).training(is_training()));
     }
   }
   return {layer_input, at::stack(h_n, 0), lstm ? at::stack(c_n, 0) : Tensor()};
+}
+
+std::vector<int64_t> RNNImplBase::check_packed(const utils::rnn::PackedSequence& input) const {
+  const std::string where = std::string(name()) + "::forward_with_packed_input";
+  std::vector<int64_t> sizes = utils::rnn::detail::checked_batch_sizes(input, where.c_str());
+  TORCH_CHECK(input.data().dim() == 2 && input.data().size(1) == options_base.input_size(),
+              where, ": expected packed data [rows, input_size=", options_base.input_size(),
+              "], but got sizes ", input.data().sizes(), ".");
+  return sizes;
+}
+
+Tensor RNNImplBase::packed_initial_state(const Tensor& given,
+                                         const utils::rnn::PackedSequence& input, int64_t batch,
+                                         int64_t size, const char* what) const {
+  const int64_t layers = options_base.num_layers() * (options_base.bidirectional() ? 2 : 1);
+  const std::vector<int64_t> expected{layers, batch, size};
+  if (!given.defined()) return at::zeros(expected, input.data().options());
+  TORCH_CHECK(given.sizes() == c10::IntArrayRef(expected), name(), ": expected ", what,
+              " of sizes ", c10::IntArrayRef(expected), " for this packed batch, but got ",
+              given.sizes(), ".");
+  const Tensor& order = input.sorted_indices();
+  return order.defined() ? given.index_select(1, order) : given;
+}
+
+Tensor RNNImplBase::unsort_state(const Tensor& state, const utils::rnn::PackedSequence& input) {
+  const Tensor& order = input.unsorted_indices();
+  return order.defined() ? state.index_select(1, order) : state;
 }
 
 }  // namespace detail
@@ -250,6 +310,18 @@ std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, Tensor hx) {
   const Tensor h0 = initial_state(hx, input, batched, options_base.hidden_size(), "h_0");
   auto [output, h_n, unused] = run(to_time_batch(input, batched), h0, Tensor());
   return {from_time_batch(output, batched), batched ? h_n : h_n.squeeze(1)};
+}
+
+std::tuple<utils::rnn::PackedSequence, Tensor> RNNImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, Tensor hx) {
+  const std::vector<int64_t> sizes = check_packed(packed_input);
+  const Tensor h0 =
+      packed_initial_state(hx, packed_input, sizes[0], options_base.hidden_size(), "h_0");
+  auto [output, h_n, unused] = run_packed(packed_input.data(), sizes, h0, Tensor());
+  return {utils::rnn::PackedSequence(output, packed_input.batch_sizes(),
+                                     packed_input.sorted_indices(),
+                                     packed_input.unsorted_indices()),
+          unsort_state(h_n, packed_input)};
 }
 
 LSTMImpl::LSTMImpl(const LSTMOptions& options_)
@@ -273,6 +345,24 @@ std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(
   return {from_time_batch(output, batched), {h_n, c_n}};
 }
 
+std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>>
+LSTMImpl::forward_with_packed_input(const utils::rnn::PackedSequence& packed_input,
+                                    std::optional<std::tuple<Tensor, Tensor>> hx_opt) {
+  const std::vector<int64_t> sizes = check_packed(packed_input);
+  const int64_t out_size =
+      options_base.proj_size() > 0 ? options_base.proj_size() : options_base.hidden_size();
+  Tensor h_given, c_given;
+  if (hx_opt) std::tie(h_given, c_given) = *hx_opt;
+  const Tensor h0 = packed_initial_state(h_given, packed_input, sizes[0], out_size, "h_0");
+  const Tensor c0 =
+      packed_initial_state(c_given, packed_input, sizes[0], options_base.hidden_size(), "c_0");
+  auto [output, h_n, c_n] = run_packed(packed_input.data(), sizes, h0, c0);
+  return {utils::rnn::PackedSequence(output, packed_input.batch_sizes(),
+                                     packed_input.sorted_indices(),
+                                     packed_input.unsorted_indices()),
+          {unsort_state(h_n, packed_input), unsort_state(c_n, packed_input)}};
+}
+
 GRUImpl::GRUImpl(const GRUOptions& options_)
     : detail::RNNImplBase(base_options(torch::kGRU, options_)), options(options_) {}
 
@@ -281,6 +371,18 @@ std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, Tensor hx) {
   const Tensor h0 = initial_state(hx, input, batched, options_base.hidden_size(), "h_0");
   auto [output, h_n, unused] = run(to_time_batch(input, batched), h0, Tensor());
   return {from_time_batch(output, batched), batched ? h_n : h_n.squeeze(1)};
+}
+
+std::tuple<utils::rnn::PackedSequence, Tensor> GRUImpl::forward_with_packed_input(
+    const utils::rnn::PackedSequence& packed_input, Tensor hx) {
+  const std::vector<int64_t> sizes = check_packed(packed_input);
+  const Tensor h0 =
+      packed_initial_state(hx, packed_input, sizes[0], options_base.hidden_size(), "h_0");
+  auto [output, h_n, unused] = run_packed(packed_input.data(), sizes, h0, Tensor());
+  return {utils::rnn::PackedSequence(output, packed_input.batch_sizes(),
+                                     packed_input.sorted_indices(),
+                                     packed_input.unsorted_indices()),
+          unsort_state(h_n, packed_input)};
 }
 
 // ---- cells ----

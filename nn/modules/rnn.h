@@ -15,8 +15,11 @@
 // new; `weight_ih_l0`, `bias_hh_l1_reverse`, ...), and every parameter
 // starts from U(-1/sqrt(hidden_size), 1/sqrt(hidden_size)).
 //
-// Not supported: PackedSequence (forward_with_packed_input), cuDNN's flat
-// weights (flatten_parameters() does nothing).
+// Packed input: forward_with_packed_input takes a
+// torch::nn::utils::rnn::PackedSequence (nn/modules/packed_sequence.h) and
+// returns one; each step runs on the sequences still running, so h_n holds
+// every sequence's state after its own last step (in the caller's order).
+// Not supported: cuDNN's flat weights (flatten_parameters() does nothing).
 #pragma once
 
 #include <optional>
@@ -29,6 +32,7 @@
 #include "nn/arg.h"
 #include "nn/enum.h"
 #include "nn/module.h"
+#include "nn/modules/packed_sequence.h"
 #include "nn/pimpl.h"
 #include "nn/types.h"
 
@@ -147,6 +151,21 @@ class RNNImplBase : public Module {
   // Returns the output [L, N, directions * H], h_n and (LSTM) c_n.
   std::tuple<Tensor, Tensor, Tensor> run(const Tensor& input, const Tensor& h0,
                                          const Tensor& c0);
+  // The same over packed rows: data [sum(batch_sizes), I], step t on the
+  // first batch_sizes[t] rows of the state; h0/c0 [layers * directions,
+  // batch_sizes[0], H]. Returns the output's rows [sum(batch_sizes),
+  // directions * H], h_n and (LSTM) c_n in the packed (sorted) order.
+  std::tuple<Tensor, Tensor, Tensor> run_packed(const Tensor& data,
+                                                const std::vector<int64_t>& batch_sizes,
+                                                const Tensor& h0, const Tensor& c0);
+  // The batch sizes of a packed input, checked against input_size.
+  std::vector<int64_t> check_packed(const utils::rnn::PackedSequence& input) const;
+  // A given state [layers * directions, B, size] in the caller's order,
+  // permuted to the packed order (or zeros).
+  Tensor packed_initial_state(const Tensor& given, const utils::rnn::PackedSequence& input,
+                              int64_t batch, int64_t size, const char* what) const;
+  // A packed-order state [layers * directions, B, size] in the caller's order.
+  static Tensor unsort_state(const Tensor& state, const utils::rnn::PackedSequence& input);
   // Checks the rank and feature size of a forward's input; returns
   // whether it is batched (3-d).
   bool check_input(const Tensor& input) const;
@@ -175,6 +194,9 @@ class RNNImpl : public detail::RNNImplBase {
   // [layers * directions, N, H] (zeros if undefined) -> (output
   // [L, N, directions * H], h_n [layers * directions, N, H]).
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  // packed_input's sequences through the layers -> (packed output, h_n).
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, Tensor hx = {});
 
   RNNOptions options;
 };
@@ -191,6 +213,9 @@ class LSTMImpl : public detail::RNNImplBase {
   // input as RNN; hx_opt (h_0, c_0), zeros if absent -> (output, (h_n, c_n)).
   std::tuple<Tensor, std::tuple<Tensor, Tensor>> forward(
       const Tensor& input, std::optional<std::tuple<Tensor, Tensor>> hx_opt = {});
+  std::tuple<utils::rnn::PackedSequence, std::tuple<Tensor, Tensor>> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input,
+      std::optional<std::tuple<Tensor, Tensor>> hx_opt = {});
 
   LSTMOptions options;
 };
@@ -205,6 +230,8 @@ class GRUImpl : public detail::RNNImplBase {
       : GRUImpl(GRUOptions(input_size, hidden_size)) {}
   explicit GRUImpl(const GRUOptions& options_);
   std::tuple<Tensor, Tensor> forward(const Tensor& input, Tensor hx = {});
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_with_packed_input(
+      const utils::rnn::PackedSequence& packed_input, Tensor hx = {});
 
   GRUOptions options;
 };

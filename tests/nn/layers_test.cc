@@ -369,8 +369,8 @@ TEST(Embedding, FromPretrainedSharesAndFreezes) {
 TEST(Embedding, BadOptionsAndInputs) {
   EXPECT_THAT(errorOf([] { nn::Embedding(nn::EmbeddingOptions(3, 2).padding_idx(3)); }),
               HasSubstr("Embedding: padding_idx 3 is out of range for 3 embeddings"));
-  EXPECT_THAT(errorOf([] { nn::Embedding(nn::EmbeddingOptions(3, 2).max_norm(1.0)); }),
-              HasSubstr("Embedding: max_norm is not supported"));
+  EXPECT_THAT(errorOf([] { nn::Embedding(nn::EmbeddingOptions(3, 2).max_norm(-1.0))(torch::tensor({0})); }),
+              HasSubstr("embedding: max_norm must be non-negative, but got -1."));
   EXPECT_THAT(errorOf([] { nn::Embedding(nn::EmbeddingOptions(3, 2).sparse(true)); }),
               HasSubstr("sparse=true is not supported"));
   EXPECT_THAT(errorOf([] { nn::Embedding(nn::EmbeddingOptions(3, 2)._weight(torch::ones({2, 2}))); }),

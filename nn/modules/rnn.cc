@@ -295,6 +295,26 @@ Tensor RNNImplBase::unsort_state(const Tensor& state, const utils::rnn::PackedSe
   return order.defined() ? state.index_select(1, order) : state;
 }
 
+std::tuple<Tensor, Tensor> RNNImplBase::forward_hidden_only(const Tensor& input,
+                                                            const Tensor& hx) {
+  const bool batched = check_input(input);
+  const Tensor h0 = initial_state(hx, input, batched, options_base.hidden_size(), "h_0");
+  auto [output, h_n, unused] = run(to_time_batch(input, batched), h0, Tensor());
+  return {from_time_batch(output, batched), batched ? h_n : h_n.squeeze(1)};
+}
+
+std::tuple<utils::rnn::PackedSequence, Tensor> RNNImplBase::forward_packed_hidden_only(
+    const utils::rnn::PackedSequence& packed_input, const Tensor& hx) {
+  const std::vector<int64_t> sizes = check_packed(packed_input);
+  const Tensor h0 =
+      packed_initial_state(hx, packed_input, sizes[0], options_base.hidden_size(), "h_0");
+  auto [output, h_n, unused] = run_packed(packed_input.data(), sizes, h0, Tensor());
+  return {utils::rnn::PackedSequence(output, packed_input.batch_sizes(),
+                                     packed_input.sorted_indices(),
+                                     packed_input.unsorted_indices()),
+          unsort_state(h_n, packed_input)};
+}
+
 }  // namespace detail
 
 RNNImpl::RNNImpl(const RNNOptions& options_)
@@ -306,22 +326,12 @@ RNNImpl::RNNImpl(const RNNOptions& options_)
       options(options_) {}
 
 std::tuple<Tensor, Tensor> RNNImpl::forward(const Tensor& input, Tensor hx) {
-  const bool batched = check_input(input);
-  const Tensor h0 = initial_state(hx, input, batched, options_base.hidden_size(), "h_0");
-  auto [output, h_n, unused] = run(to_time_batch(input, batched), h0, Tensor());
-  return {from_time_batch(output, batched), batched ? h_n : h_n.squeeze(1)};
+  return forward_hidden_only(input, hx);
 }
 
 std::tuple<utils::rnn::PackedSequence, Tensor> RNNImpl::forward_with_packed_input(
     const utils::rnn::PackedSequence& packed_input, Tensor hx) {
-  const std::vector<int64_t> sizes = check_packed(packed_input);
-  const Tensor h0 =
-      packed_initial_state(hx, packed_input, sizes[0], options_base.hidden_size(), "h_0");
-  auto [output, h_n, unused] = run_packed(packed_input.data(), sizes, h0, Tensor());
-  return {utils::rnn::PackedSequence(output, packed_input.batch_sizes(),
-                                     packed_input.sorted_indices(),
-                                     packed_input.unsorted_indices()),
-          unsort_state(h_n, packed_input)};
+  return forward_packed_hidden_only(packed_input, hx);
 }
 
 LSTMImpl::LSTMImpl(const LSTMOptions& options_)
@@ -367,22 +377,12 @@ GRUImpl::GRUImpl(const GRUOptions& options_)
     : detail::RNNImplBase(base_options(torch::kGRU, options_)), options(options_) {}
 
 std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, Tensor hx) {
-  const bool batched = check_input(input);
-  const Tensor h0 = initial_state(hx, input, batched, options_base.hidden_size(), "h_0");
-  auto [output, h_n, unused] = run(to_time_batch(input, batched), h0, Tensor());
-  return {from_time_batch(output, batched), batched ? h_n : h_n.squeeze(1)};
+  return forward_hidden_only(input, hx);
 }
 
 std::tuple<utils::rnn::PackedSequence, Tensor> GRUImpl::forward_with_packed_input(
     const utils::rnn::PackedSequence& packed_input, Tensor hx) {
-  const std::vector<int64_t> sizes = check_packed(packed_input);
-  const Tensor h0 =
-      packed_initial_state(hx, packed_input, sizes[0], options_base.hidden_size(), "h_0");
-  auto [output, h_n, unused] = run_packed(packed_input.data(), sizes, h0, Tensor());
-  return {utils::rnn::PackedSequence(output, packed_input.batch_sizes(),
-                                     packed_input.sorted_indices(),
-                                     packed_input.unsorted_indices()),
-          unsort_state(h_n, packed_input)};
+  return forward_packed_hidden_only(packed_input, hx);
 }
 
 // ---- cells ----

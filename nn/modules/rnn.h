@@ -176,6 +176,10 @@ class RNNImplBase : public Module {
   // Time-first, batched view of input; and back for the output.
   Tensor to_time_batch(const Tensor& input, bool batched) const;
   Tensor from_time_batch(const Tensor& output, bool batched) const;
+  // RNN's and GRU's forward and forward_with_packed_input (one state, h).
+  std::tuple<Tensor, Tensor> forward_hidden_only(const Tensor& input, const Tensor& hx);
+  std::tuple<utils::rnn::PackedSequence, Tensor> forward_packed_hidden_only(
+      const utils::rnn::PackedSequence& packed_input, const Tensor& hx);
 
   // flat_weights_[layer * directions + direction] = {w_ih, w_hh, b_ih, b_hh, w_hr}
   // (undefined where absent).

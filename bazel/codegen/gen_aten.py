@@ -35,6 +35,7 @@ One line per operator: its schema, then optional `|`-separated flags:
 
 Outputs (each argument is an output path, by basename):
   Operators.h        at::_ops::<op> structs: schema type, call, redispatch
+                     (declared; defined in Operators_0.cc .. Operators_3.cc)
   Functions.h        the at:: functions
   TensorMethods.inc  method declarations, included inside class at::Tensor
   TensorMethods.h    method definitions
@@ -282,32 +283,70 @@ OPTIONS_GROUP = ["dtype", "layout", "device", "pin_memory"]
 
 
 def emit_operators(ops):
+    # Declarations only: the definitions are in the Operators_<k>.cc shards
+    # (emit_operator_defs). See Note [Out-of-line operator calls].
     out = []
     for op in ops:
         sig_params = ", ".join(arg_type(a.type) for a in op.args)
-        names = ", ".join(a.name for a in op.args)
         p = params(op.args, False)
         out.append("""struct %(s)s {
   using schema = %(r)s(%(sp)s);
   static constexpr const char* name = "aten::%(n)s";
   static constexpr const char* overload_name = "%(o)s";
   static constexpr const char* schema_str = "%(schema)s";
-  static const c10::TypedOperatorHandle<schema>& handle() {
-    static const auto op = c10::Dispatcher::singleton()
-        .findSchemaOrThrow(name, overload_name).typed<schema>();
-    return op;
-  }
-  static %(r)s call(%(p)s) {
-    return handle().call(%(names)s);
-  }
-  static %(r)s redispatch(c10::DispatchKeySet ks%(comma)s%(p)s) {
-    return handle().redispatch(ks%(comma)s%(names)s);
-  }
+  static const c10::TypedOperatorHandle<schema>& handle();
+  static %(r)s call(%(p)s);
+  static %(r)s redispatch(c10::DispatchKeySet ks%(comma)s%(p)s);
 };
 """ % {"s": op.struct, "r": ret_type(op), "sp": sig_params, "n": op.name,
        "o": op.overload, "schema": op.schema.replace('"', '\\"'), "p": p,
-       "names": names, "comma": ", " if p else ""})
+       "comma": ", " if p else ""})
     return "\n".join(out)
+
+
+# Note [Out-of-line operator calls]
+# at::_ops::<op>::call and ::redispatch are defined once, in the core, not
+# inline in Operators.h. Inline, every translation unit that called an op
+# instantiated the typed dispatch path for its signature
+# (TypedOperatorHandle::call, Dispatcher::call, KernelFunction::call and the
+# boxing fallback) and optimized it again: about half the compile time of a
+# test or module file, paid in every build configuration. Out of line it is
+# compiled once per operator, and a call costs one direct call more (as in
+# PyTorch, whose Operators.h also only declares them). The handle's static
+# also lives in one place (the core) instead of one per shared object.
+OPERATOR_SHARDS = 4
+
+
+def emit_operator_defs(ops, shard, shards):
+    out = []
+    per = (len(ops) + shards - 1) // shards
+    for op in ops[shard * per:(shard + 1) * per]:
+        names = ", ".join(a.name for a in op.args)
+        p = params(op.args, False)
+        out.append("""const c10::TypedOperatorHandle<%(s)s::schema>& %(s)s::handle() {
+  static const auto op = c10::Dispatcher::singleton()
+      .findSchemaOrThrow(name, overload_name).typed<schema>();
+  return op;
+}
+%(r)s %(s)s::call(%(p)s) {
+  return handle().call(%(names)s);
+}
+%(r)s %(s)s::redispatch(c10::DispatchKeySet ks%(comma)s%(p)s) {
+  return handle().redispatch(ks%(comma)s%(names)s);
+}
+""" % {"s": op.struct, "r": ret_type(op), "p": p, "names": names,
+       "comma": ", " if p else ""})
+    return HEADER + """// Shard %d of %d of the at::_ops definitions.
+// See Note [Out-of-line operator calls] in bazel/codegen/gen_aten.py.
+#include "aten/Operators.h"
+
+namespace at {
+namespace _ops {
+
+%s
+}  // namespace _ops
+}  // namespace at
+""" % (shard, shards, "\n".join(out))
 
 
 def function_name(op):
@@ -743,6 +782,8 @@ namespace at {
 """ % emit_method_defs(ops),
         "RegisterSchemas.cc": emit_registrations(ops),
     }
+    for k in range(OPERATOR_SHARDS):
+        texts["Operators_%d.cc" % k] = emit_operator_defs(ops, k, OPERATOR_SHARDS)
     for path in outputs:
         name = os.path.basename(path)
         with open(path, "w") as f:

@@ -17,7 +17,8 @@ run() {
   printf '%s\n' "$@" >"$tmp/$name/ops.txt"
   (cd "$tmp/$name" &&
     python3 "$OLDPWD/$gen" ops.txt Operators.h Functions.h TensorMethods.inc TensorMethods.h \
-      RegisterSchemas.cc RegisterCompositeOut.cc 2>err &&
+      RegisterSchemas.cc RegisterCompositeOut.cc Operators_0.cc Operators_1.cc Operators_2.cc \
+      Operators_3.cc 2>err &&
     python3 "$OLDPWD/$gen" --backend CPU --namespace demo --header demo/CPUKernels.h \
       ops.txt CPUKernels.h RegisterCPU.cc 2>>err)
 }
@@ -38,6 +39,20 @@ run ok \
   'pair.out(Tensor self, *, Tensor(a!) out0, Tensor(b!) out1) -> (Tensor(a!), Tensor(b!)) | autogen' \
   || fail "ok: refused: $(cat "$tmp/ok/err")"
 k=$tmp/ok/CPUKernels.h r=$tmp/ok/RegisterCPU.cc c=$tmp/ok/RegisterCompositeOut.cc
+
+# ---- Operators.h declares at::_ops::<op>::call; one Operators_<k>.cc shard defines it
+# (Note [Out-of-line operator calls]): the 6 ops above go 2 per shard, in order.
+o=$tmp/ok/Operators.h
+grep -qF '  static at::Tensor call(const at::Tensor& self, const at::Tensor& other);' "$o" ||
+  fail "hyp::call not declared: $(cat "$o")"
+grep -q 'handle().call' "$o" && fail "Operators.h defines a call inline"
+grep -qF 'at::Tensor hyp::call(const at::Tensor& self, const at::Tensor& other) {' "$tmp/ok/Operators_0.cc" ||
+  fail "hyp::call not defined in shard 0: $(cat "$tmp/ok/Operators_0.cc")"
+grep -qF 'at::Tensor& hyp_out::redispatch(c10::DispatchKeySet ks, ' "$tmp/ok/Operators_0.cc" ||
+  fail "hyp_out::redispatch not defined in shard 0"
+grep -qF 'frac::call(' "$tmp/ok/Operators_1.cc" || fail "frac::call not in shard 1"
+grep -qF 'pair_out::call(' "$tmp/ok/Operators_2.cc" || fail "pair_out::call not in shard 2"
+grep -q '::call(' "$tmp/ok/Operators_3.cc" && fail "shard 3 of 6 ops is not empty"
 grep -qF 'namespace demo {' "$k" || fail "no namespace demo in CPUKernels.h"
 grep -qF 'at::Tensor hyp(const at::Tensor& self, const at::Tensor& other);  // hyp' "$k" ||
   fail "hyp not declared: $(cat "$k")"

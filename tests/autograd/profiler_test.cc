@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <cstdlib>
@@ -287,28 +288,52 @@ constexpr double kMinCoverage = 0.95;
 constexpr double kMinCoverage = 0.95;
 #endif
 
-TEST(Profiler, TableSumsMatchTheWallTimeOfTheProfiledCode) {
-  at::Tensor a = randn({96, 96});
-  at::Tensor b = randn({96, 96});
-  constexpr int kSteps = 20;
+// One profiled loop of mm and add: the table's self times and the loop's wall
+// time, in ns (and the table, for the checks below).
+struct Coverage {
+  double total_ns = 0;
+  double wall_ns = 0;
+  torch::profiler::KeyAverages avg;
+};
+
+Coverage profile_mm_add_loop(const at::Tensor& a, const at::Tensor& b, int steps) {
   // The results are kept until the clock stops: freeing them would be time
   // outside any op (and slow under the sanitizers).
   std::vector<at::Tensor> results;
-  results.reserve(2 * kSteps);
+  results.reserve(2 * steps);
   torch::profiler::profile prof;
   const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < kSteps; ++i) {
+  for (int i = 0; i < steps; ++i) {
     results.push_back(at::mm(a, b));
     results.push_back(at::add(results.back(), a));
   }
   const auto wall = std::chrono::steady_clock::now() - start;
   prof.stop();
-  const torch::profiler::KeyAverages avg = prof.key_averages();
-  const double wall_ns = std::chrono::duration<double, std::nano>(wall).count();
-  const double total = static_cast<double>(avg.self_cpu_time_total_ns());
-  EXPECT_LE(total, wall_ns);
-  EXPECT_GE(total, kMinCoverage * wall_ns) << "self times cover " << total / wall_ns
-                                           << " of the wall time";
+  Coverage c;
+  c.avg = prof.key_averages();
+  c.wall_ns = std::chrono::duration<double, std::nano>(wall).count();
+  c.total_ns = static_cast<double>(c.avg.self_cpu_time_total_ns());
+  return c;
+}
+
+TEST(Profiler, TableSumsMatchTheWallTimeOfTheProfiledCode) {
+  at::Tensor a = randn({96, 96});
+  at::Tensor b = randn({96, 96});
+  constexpr int kSteps = 20;
+  // The thread can be preempted between two ops: that is wall time outside
+  // any op, and on a loaded machine (CI runs two sanitized tests per core)
+  // one such gap can be as long as the loop. So the best of up to five tries
+  // must reach the bound; a profiler that loses time loses it in every try.
+  Coverage c;
+  double best = 0;
+  for (int attempt = 0; attempt < 5 && best < kMinCoverage; ++attempt) {
+    c = profile_mm_add_loop(a, b, kSteps);
+    EXPECT_LE(c.total_ns, c.wall_ns);
+    best = std::max(best, c.total_ns / c.wall_ns);
+  }
+  EXPECT_GE(best, kMinCoverage) << "self times cover at best " << best
+                                << " of the wall time in five tries";
+  const torch::profiler::KeyAverages& avg = c.avg;
   int64_t mm_calls = 0, add_calls = 0;
   for (const auto& row : avg.rows) {
     EXPECT_LE(row.self_cpu_time_total_ns, row.cpu_time_total_ns) << row.key;

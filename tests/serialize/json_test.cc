@@ -135,7 +135,9 @@ TEST(JsonLimits, DuplicateKeysInAHugeObjectAreFoundInNLogN) {
               HasSubstr("duplicate key \"k123456\" at byte " + std::to_string(repeated_at)));
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  EXPECT_LT(seconds, 5.0);  // the quadratic check took minutes
+  // The quadratic check took minutes; the bound leaves room for a sanitized
+  // build on a loaded machine (CI runs two tests per core).
+  EXPECT_LT(seconds, 30.0);
   text.resize(repeated_at);
   text += "\"x\":1,\"y\":2}";
   EXPECT_EQ(json::parse(text).members().size(), kKeys + 2u);

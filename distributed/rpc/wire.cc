@@ -211,6 +211,10 @@ class ValueDecoder {
         d.index() > std::numeric_limits<c10::DeviceIndex>::max()) {
       bad("device index " + std::to_string(d.index()) + " out of range");
     }
+    if (type == c10::DeviceType::CPU && d.index() > 0) {
+      bad("cpu device index " + std::to_string(d.index()) +
+          " (a CPU device index is -1 or 0)");
+    }
     return c10::Device(type, static_cast<c10::DeviceIndex>(d.index()));
   }
 

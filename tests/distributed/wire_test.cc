@@ -213,6 +213,13 @@ TEST(Wire, MalformedFramesAreRefusedWithAMessage) {
   dev.add_values()->mutable_device()->set_index(3);
   EXPECT_THAT(errorOf([&] { wire::decode(frame_of(header(dev))); }),
               HasSubstr("unknown device type 0"));
+  // A CPU device with an index other than -1/0 (c10::Device would refuse it
+  // with its own message, not as a bad frame).
+  ember::rpc::Envelope cpu3;
+  cpu3.add_values()->mutable_device()->set_type(ember::rpc::CPU);
+  cpu3.mutable_values(0)->mutable_device()->set_index(3);
+  EXPECT_THAT(errorOf([&] { wire::decode(frame_of(header(cpu3))); }),
+              HasSubstr("rpc: bad message: cpu device index 3 (a CPU device index is -1 or 0)"));
   ember::rpc::Envelope empty_value;
   empty_value.add_values();
   EXPECT_THAT(errorOf([&] { wire::decode(frame_of(header(empty_value))); }),

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -33,6 +34,9 @@ using c10::Scalar;
 
 class Tensor;
 using TensorList = c10::ArrayRef<Tensor>;
+namespace indexing {
+class TensorIndex;  // aten/TensorIndexing.h
+}  // namespace indexing
 
 // at::TensorAccessor: element access with sizes and strides, for loops in
 // tests and reference code (not a fast path).
@@ -72,6 +76,28 @@ class Tensor : public TensorBase {
   explicit Tensor(TensorBase base) : TensorBase(std::move(base)) {}
   explicit Tensor(c10::intrusive_ptr<c10::TensorImpl> impl)
       : TensorBase(std::move(impl)) {}
+  Tensor(const Tensor&) = default;
+  Tensor(Tensor&&) noexcept = default;
+  ~Tensor() = default;
+
+  // Assigning to a named tensor rebinds the handle; assigning to a
+  // temporary — a view such as t[0] or t.index({Slice(), 1}) — writes into
+  // the memory it views, as libtorch: `t[0] = other` is t[0].copy_(other)
+  // (broadcast, converted to t's dtype) and `t[0] = 5` is t[0].fill_(5).
+  Tensor& operator=(const Tensor&) & = default;
+  Tensor& operator=(Tensor&&) & noexcept = default;
+  Tensor& operator=(const Tensor& src) && {
+    copy_(src);
+    return *this;
+  }
+  Tensor& operator=(Tensor&& src) && {
+    copy_(src);
+    return *this;
+  }
+  Tensor& operator=(const Scalar& value) && {
+    fill_(value);
+    return *this;
+  }
 
   TensorOptions options() const {
     return TensorOptions().dtype(scalar_type()).device(device());
@@ -160,6 +186,22 @@ class Tensor : public TensorBase {
   // t[i] is t.select(0, i): a view of the i-th slice along dim 0 (negative
   // i counts from the end), as in libtorch.
   Tensor operator[](int64_t index) const;
+  // t[s] is t[s.toLong()]; t[i] for a tensor i is t.index({i}).
+  Tensor operator[](const Scalar& index) const;
+  Tensor operator[](const Tensor& index) const;
+
+  // libtorch's C++ indexing (aten/TensorIndexing.h): t.index({Slice(), 0})
+  // is Python's t[:, 0]; t.index_put_({mask}, v) is t[mask] = v. A list of
+  // only integers, slices, None and Ellipsis gives a view; with tensors or
+  // bools in it, a copy. index_put_ writes into this tensor and returns it.
+  Tensor index(c10::ArrayRef<indexing::TensorIndex> indices) const;
+  Tensor index(std::initializer_list<indexing::TensorIndex> indices) const;
+  Tensor& index_put_(c10::ArrayRef<indexing::TensorIndex> indices, const Tensor& rhs) const;
+  Tensor& index_put_(c10::ArrayRef<indexing::TensorIndex> indices, const Scalar& v) const;
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices,
+                     const Tensor& rhs) const;
+  Tensor& index_put_(std::initializer_list<indexing::TensorIndex> indices,
+                     const Scalar& v) const;
 
   // Compound assignment, in place as PyTorch's: `a += b` is `a.add_(b)`,
   // `mask &= other` is `mask.bitwise_and_(other)`. The result keeps this
@@ -212,3 +254,4 @@ std::ostream& operator<<(std::ostream& out, const Tensor& t);
 }  // namespace at
 
 #include "aten/IValueTensor.h"  // IWYU pragma: export
+#include "aten/TensorIndexing.h"  // IWYU pragma: export

@@ -282,6 +282,18 @@ Tensor& Module::register_buffer(std::string name, Tensor tensor) {
   return buffers_.insert(std::move(name), std::move(tensor));
 }
 
+std::shared_ptr<Module> Module::clone(const std::optional<Device>& /*device*/) const {
+  TORCH_CHECK(false, "clone() has not been implemented for ", name(), ". Subclass "
+              "torch::nn::Cloneable<", name(), "> instead of torch::nn::Module (and "
+              "register everything in reset()) to inherit the ability to clone.");
+}
+
+void Module::clone_(Module& /*other*/, const std::optional<Device>& /*device*/) {
+  TORCH_CHECK(false, "clone: the submodule ", name(), " of a Cloneable module is not "
+              "Cloneable itself. Subclass torch::nn::Cloneable<", name(), "> instead of "
+              "torch::nn::Module to clone it.");
+}
+
 void Module::unregister_module(const std::string& name) {
   TORCH_CHECK(children_.contains(name), "unregister_module: there is no Submodule named '",
               name, "' in this module (", this->name(), "); its submodules are those "

@@ -23,6 +23,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <type_traits>
@@ -38,6 +39,7 @@ namespace torch {
 namespace nn {
 
 namespace detail {
+struct CloneAccess;  // nn/cloneable.h
 // The readable form of a mangled type name (typeid(T).name()).
 std::string demangle(const char* mangled);
 }  // namespace detail
@@ -136,6 +138,17 @@ class Module : public std::enable_shared_from_this<Module> {
     return dynamic_cast<const ModuleType*>(this);
   }
 
+  // ---- copying ----
+  // torch::nn::Module::clone
+  //
+  // A deep copy of this module and its descendants, on `device` when
+  // given. Only modules deriving from torch::nn::Cloneable<Derived>
+  // (nn/cloneable.h; every built-in module but Sequential and ModuleList
+  // does) can be
+  // cloned; for others this throws and says so.
+  virtual std::shared_ptr<Module> clone(
+      const std::optional<Device>& device = std::nullopt) const;
+
   // ---- printing ----
   // Writes this module's one-line description (without children), e.g.
   // "torch::nn::Linear(in_features=4, out_features=2, bias=true)". The
@@ -199,6 +212,11 @@ class Module : public std::enable_shared_from_this<Module> {
 
  private:
   friend std::ostream& operator<<(std::ostream& stream, const Module& module);
+  friend struct detail::CloneAccess;
+
+  // Makes this module a clone of `other` (a module of the same type); only
+  // Cloneable implements it. See Note [How clone() copies a module].
+  virtual void clone_(Module& other, const std::optional<Device>& device);
 
   // Throws unless `name` may name a new parameter, buffer or submodule.
   void check_new_name(const char* where, const char* what, const std::string& name) const;

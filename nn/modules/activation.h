@@ -7,6 +7,7 @@
 
 #include <ostream>
 
+#include "nn/cloneable.h"
 #include "nn/module.h"
 #include "nn/options.h"
 #include "nn/pimpl.h"
@@ -15,10 +16,10 @@ namespace torch {
 namespace nn {
 
 // torch::nn::ReLUImpl — max(x, 0); inplace overwrites the input.
-class ReLUImpl : public Module {
+class ReLUImpl : public Cloneable<ReLUImpl> {
  public:
   explicit ReLUImpl(const ReLUOptions& options = {}) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(Tensor input);
 
@@ -27,10 +28,10 @@ class ReLUImpl : public Module {
 TORCH_MODULE(ReLU);
 
 // torch::nn::GELUImpl — x * Φ(x), exact ("none") or tanh-approximated.
-class GELUImpl : public Module {
+class GELUImpl : public Cloneable<GELUImpl> {
  public:
   explicit GELUImpl(GELUOptions options = {});
-  void reset();
+  void reset() override;
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 
@@ -39,29 +40,29 @@ class GELUImpl : public Module {
 TORCH_MODULE(GELU);
 
 // torch::nn::TanhImpl
-class TanhImpl : public Module {
+class TanhImpl : public Cloneable<TanhImpl> {
  public:
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 };
 TORCH_MODULE(Tanh);
 
 // torch::nn::SigmoidImpl
-class SigmoidImpl : public Module {
+class SigmoidImpl : public Cloneable<SigmoidImpl> {
  public:
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 };
 TORCH_MODULE(Sigmoid);
 
 // torch::nn::SoftmaxImpl — softmax along options.dim().
-class SoftmaxImpl : public Module {
+class SoftmaxImpl : public Cloneable<SoftmaxImpl> {
  public:
   explicit SoftmaxImpl(int64_t dim) : SoftmaxImpl(SoftmaxOptions(dim)) {}
   explicit SoftmaxImpl(const SoftmaxOptions& options) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 
@@ -70,11 +71,11 @@ class SoftmaxImpl : public Module {
 TORCH_MODULE(Softmax);
 
 // torch::nn::LogSoftmaxImpl — log(softmax) along options.dim(), computed stably.
-class LogSoftmaxImpl : public Module {
+class LogSoftmaxImpl : public Cloneable<LogSoftmaxImpl> {
  public:
   explicit LogSoftmaxImpl(int64_t dim) : LogSoftmaxImpl(LogSoftmaxOptions(dim)) {}
   explicit LogSoftmaxImpl(const LogSoftmaxOptions& options) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 
@@ -84,11 +85,11 @@ TORCH_MODULE(LogSoftmax);
 
 // torch::nn::DropoutImpl — in training, zeroes each element with
 // probability p and scales the others by 1 / (1 - p); in eval, the identity.
-class DropoutImpl : public Module {
+class DropoutImpl : public Cloneable<DropoutImpl> {
  public:
   explicit DropoutImpl(double p) : DropoutImpl(DropoutOptions(p)) {}
   explicit DropoutImpl(const DropoutOptions& options = {});
-  void reset();
+  void reset() override;
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(Tensor input);
 

@@ -18,6 +18,7 @@
 #include <array>
 #include <cstddef>
 #include <functional>
+#include <optional>
 #include <memory>
 #include <type_traits>
 #include <typeinfo>
@@ -59,6 +60,13 @@ class AnyModule {
     TORCH_CHECK(module != nullptr, "AnyModule: the module is null; construct it first.");
     caller_ = make_caller(module, &ModuleType::forward);
     type_info_ = &typeid(ModuleType);
+    rebind_ = [](std::shared_ptr<Module> m) {
+      std::shared_ptr<ModuleType> typed = std::dynamic_pointer_cast<ModuleType>(m);
+      TORCH_CHECK(typed != nullptr, "AnyModule::clone: the clone of a ",
+                  detail::demangle(typeid(ModuleType).name()), " is a ", m->name(),
+                  "; its clone() must return its own type.");
+      return AnyModule(std::move(typed));
+    };
     module_ = std::move(module);
   }
   // Stores the module a holder (Linear, Conv2d, ...) shares.
@@ -113,6 +121,12 @@ class AnyModule {
     return T(ptr<ContainedType>());
   }
 
+  // A deep copy of the stored module (Module::clone), in a new AnyModule.
+  AnyModule clone(const std::optional<Device>& device = std::nullopt) const {
+    check_not_empty("clone");
+    return rebind_(module_->clone(device));
+  }
+
   const std::type_info& type_info() const {
     check_not_empty("type_info");
     return *type_info_;
@@ -165,6 +179,8 @@ class AnyModule {
 
   std::shared_ptr<Module> module_;
   Caller caller_;
+  // Wraps a clone of module_ (a Module of the same type) as this type.
+  std::function<AnyModule(std::shared_ptr<Module>)> rebind_;
   const std::type_info* type_info_ = nullptr;
 };
 

@@ -16,6 +16,7 @@
 #include <tuple>
 
 #include "nn/arg.h"
+#include "nn/cloneable.h"
 #include "nn/module.h"
 #include "nn/modules/linear.h"
 #include "nn/pimpl.h"
@@ -60,7 +61,7 @@ struct MultiheadAttentionOptions {
 // added). Returns (output [L, N, E], the attention weights [N, L, S]
 // averaged over heads, or [N, num_heads, L, S] with average_attn_weights =
 // false; undefined without need_weights).
-class MultiheadAttentionImpl : public Module {
+class MultiheadAttentionImpl : public Cloneable<MultiheadAttentionImpl> {
  public:
   MultiheadAttentionImpl(int64_t embed_dim, int64_t num_heads)
       : MultiheadAttentionImpl(MultiheadAttentionOptions(embed_dim, num_heads)) {}
@@ -70,7 +71,7 @@ class MultiheadAttentionImpl : public Module {
                                      const Tensor& key_padding_mask = {},
                                      bool need_weights = true, const Tensor& attn_mask = {},
                                      bool average_attn_weights = true);
-  void reset();
+  void reset() override;
   // xavier_uniform_ projections, zero biases, xavier_normal_ bias_k/v.
   void _reset_parameters();
   void pretty_print(std::ostream& stream) const override;

@@ -6,6 +6,7 @@
 
 #include <ostream>
 
+#include "nn/cloneable.h"
 #include "nn/module.h"
 #include "nn/options.h"
 #include "nn/pimpl.h"
@@ -17,13 +18,13 @@ namespace nn {
 // in_channels / groups, kH, kW] from kaiming_uniform_(a = sqrt(5)), bias
 // [out_channels] from U(±1/sqrt(fan_in)). Only padding_mode kZeros is
 // supported; padding kSame needs stride 1.
-class Conv2dImpl : public Module {
+class Conv2dImpl : public Cloneable<Conv2dImpl> {
  public:
   Conv2dImpl(int64_t input_channels, int64_t output_channels, ExpandingArray<2> kernel_size)
       : Conv2dImpl(Conv2dOptions(input_channels, output_channels, kernel_size)) {}
   explicit Conv2dImpl(Conv2dOptions options);
 
-  void reset();
+  void reset() override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
   // input [N, C_in, H, W] or [C_in, H, W].

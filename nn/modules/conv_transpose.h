@@ -15,6 +15,7 @@
 
 #include <ostream>
 
+#include "nn/cloneable.h"
 #include "nn/module.h"
 #include "nn/options.h"
 #include "nn/pimpl.h"
@@ -23,13 +24,13 @@ namespace torch {
 namespace nn {
 
 // torch::nn::Conv1dImpl — weight [out_channels, in_channels / groups, k].
-class Conv1dImpl : public Module {
+class Conv1dImpl : public Cloneable<Conv1dImpl> {
  public:
   Conv1dImpl(int64_t input_channels, int64_t output_channels, ExpandingArray<1> kernel_size)
       : Conv1dImpl(Conv1dOptions(input_channels, output_channels, kernel_size)) {}
   explicit Conv1dImpl(Conv1dOptions options);
 
-  void reset();
+  void reset() override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
   // input [N, C_in, L] or [C_in, L].
@@ -43,13 +44,13 @@ TORCH_MODULE(Conv1d);
 
 // torch::nn::Conv3dImpl — weight [out_channels, in_channels / groups, kD,
 // kH, kW]; padding numbers, kValid or kSame (stride 1).
-class Conv3dImpl : public Module {
+class Conv3dImpl : public Cloneable<Conv3dImpl> {
  public:
   Conv3dImpl(int64_t input_channels, int64_t output_channels, ExpandingArray<3> kernel_size)
       : Conv3dImpl(Conv3dOptions(input_channels, output_channels, kernel_size)) {}
   explicit Conv3dImpl(Conv3dOptions options);
 
-  void reset();
+  void reset() override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
   // input [N, C_in, D, H, W] or [C_in, D, H, W].
@@ -84,21 +85,21 @@ class ConvTransposeNdImpl : public Module {
   Tensor bias;  // undefined without bias
 };
 
-class ConvTranspose1dImpl : public ConvTransposeNdImpl<1> {
+class ConvTranspose1dImpl : public detail::CloneableAs<ConvTranspose1dImpl, ConvTransposeNdImpl<1>> {
  public:
-  using ConvTransposeNdImpl<1>::ConvTransposeNdImpl;
+  using CloneableAs::CloneableAs;
 };
 TORCH_MODULE(ConvTranspose1d);
 
-class ConvTranspose2dImpl : public ConvTransposeNdImpl<2> {
+class ConvTranspose2dImpl : public detail::CloneableAs<ConvTranspose2dImpl, ConvTransposeNdImpl<2>> {
  public:
-  using ConvTransposeNdImpl<2>::ConvTransposeNdImpl;
+  using CloneableAs::CloneableAs;
 };
 TORCH_MODULE(ConvTranspose2d);
 
-class ConvTranspose3dImpl : public ConvTransposeNdImpl<3> {
+class ConvTranspose3dImpl : public detail::CloneableAs<ConvTranspose3dImpl, ConvTransposeNdImpl<3>> {
  public:
-  using ConvTransposeNdImpl<3>::ConvTransposeNdImpl;
+  using CloneableAs::CloneableAs;
 };
 TORCH_MODULE(ConvTranspose3d);
 

@@ -7,6 +7,7 @@
 
 #include <ostream>
 
+#include "nn/cloneable.h"
 #include "nn/module.h"
 #include "nn/options.h"
 #include "nn/pimpl.h"
@@ -17,13 +18,13 @@ namespace nn {
 // torch::nn::EmbeddingImpl — weight [num_embeddings, embedding_dim] from
 // N(0, 1) (or options._weight), with the padding_idx row zeroed; that row
 // gets no gradient. max_norm and sparse are not supported (rejected).
-class EmbeddingImpl : public Module {
+class EmbeddingImpl : public Cloneable<EmbeddingImpl> {
  public:
   EmbeddingImpl(int64_t num_embeddings, int64_t embedding_dim)
       : EmbeddingImpl(EmbeddingOptions(num_embeddings, embedding_dim)) {}
   explicit EmbeddingImpl(EmbeddingOptions options);
 
-  void reset();
+  void reset() override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
   // Integer indices of any shape -> [*, embedding_dim].

@@ -6,6 +6,7 @@
 
 #include <ostream>
 
+#include "nn/cloneable.h"
 #include "nn/module.h"
 #include "nn/options.h"
 #include "nn/pimpl.h"
@@ -15,14 +16,14 @@ namespace nn {
 
 // torch::nn::LinearImpl — y = x W^T + b, with W [out_features, in_features]
 // drawn from kaiming_uniform_(a = sqrt(5)) and b from U(±1/sqrt(in_features)).
-class LinearImpl : public Module {
+class LinearImpl : public Cloneable<LinearImpl> {
  public:
   LinearImpl(int64_t in_features, int64_t out_features)
       : LinearImpl(LinearOptions(in_features, out_features)) {}
   explicit LinearImpl(const LinearOptions& options);
 
   // Registers fresh parameters from `options` and initializes them.
-  void reset();
+  void reset() override;
   // Re-draws the parameters (PyTorch's default initialization).
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
@@ -36,20 +37,20 @@ class LinearImpl : public Module {
 TORCH_MODULE(Linear);
 
 // torch::nn::IdentityImpl — returns its input.
-class IdentityImpl : public Module {
+class IdentityImpl : public Cloneable<IdentityImpl> {
  public:
   IdentityImpl() = default;
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input) { return input; }
 };
 TORCH_MODULE(Identity);
 
 // torch::nn::FlattenImpl — flattens dims start_dim..end_dim (default 1..-1).
-class FlattenImpl : public Module {
+class FlattenImpl : public Cloneable<FlattenImpl> {
  public:
   explicit FlattenImpl(const FlattenOptions& options = {}) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 

@@ -11,6 +11,7 @@
 #include <ostream>
 
 #include "nn/loss_options.h"
+#include "nn/cloneable.h"
 #include "nn/module.h"
 #include "nn/pimpl.h"
 
@@ -19,10 +20,10 @@ namespace nn {
 
 // torch::nn::CrossEntropyLossImpl — log_softmax + nll_loss, with
 // label_smoothing; targets are class indices or class probabilities.
-class CrossEntropyLossImpl : public Module {
+class CrossEntropyLossImpl : public Cloneable<CrossEntropyLossImpl> {
  public:
   explicit CrossEntropyLossImpl(const CrossEntropyLossOptions& options = {});
-  void reset();
+  void reset() override;
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input, const Tensor& target);
 
@@ -32,10 +33,10 @@ class CrossEntropyLossImpl : public Module {
 TORCH_MODULE(CrossEntropyLoss);
 
 // torch::nn::NLLLossImpl — the negative log likelihood of log-probabilities.
-class NLLLossImpl : public Module {
+class NLLLossImpl : public Cloneable<NLLLossImpl> {
  public:
   explicit NLLLossImpl(const NLLLossOptions& options = {});
-  void reset();
+  void reset() override;
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input, const Tensor& target);
 
@@ -45,10 +46,10 @@ class NLLLossImpl : public Module {
 TORCH_MODULE(NLLLoss);
 
 // torch::nn::MSELossImpl — the mean (or sum) of squared differences.
-class MSELossImpl : public Module {
+class MSELossImpl : public Cloneable<MSELossImpl> {
  public:
   explicit MSELossImpl(const MSELossOptions& options = {}) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input, const Tensor& target);
 
@@ -57,10 +58,10 @@ class MSELossImpl : public Module {
 TORCH_MODULE(MSELoss);
 
 // torch::nn::BCELossImpl — binary cross entropy of probabilities.
-class BCELossImpl : public Module {
+class BCELossImpl : public Cloneable<BCELossImpl> {
  public:
   explicit BCELossImpl(const BCELossOptions& options = {});
-  void reset();
+  void reset() override;
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input, const Tensor& target);
 
@@ -71,10 +72,10 @@ TORCH_MODULE(BCELoss);
 
 // torch::nn::BCEWithLogitsLossImpl — sigmoid + binary cross entropy,
 // computed stably from logits.
-class BCEWithLogitsLossImpl : public Module {
+class BCEWithLogitsLossImpl : public Cloneable<BCEWithLogitsLossImpl> {
  public:
   explicit BCEWithLogitsLossImpl(const BCEWithLogitsLossOptions& options = {});
-  void reset();
+  void reset() override;
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input, const Tensor& target);
 

@@ -12,6 +12,7 @@
 
 #include <ostream>
 
+#include "nn/cloneable.h"
 #include "nn/module.h"
 #include "nn/options.h"
 #include "nn/pimpl.h"
@@ -21,12 +22,12 @@ namespace nn {
 
 // torch::nn::GroupNormImpl — group_norm with weight [C] (ones) and bias [C]
 // (zeros) when affine.
-class GroupNormImpl : public Module {
+class GroupNormImpl : public Cloneable<GroupNormImpl> {
  public:
   GroupNormImpl(int64_t num_groups, int64_t num_channels)
       : GroupNormImpl(GroupNormOptions(num_groups, num_channels)) {}
   explicit GroupNormImpl(const GroupNormOptions& options);
-  void reset();
+  void reset() override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
   // input [N, C, *] with C == num_channels.
@@ -60,19 +61,19 @@ class InstanceNormImpl : public Module {
   Tensor running_var;
   Tensor num_batches_tracked;
 };
-class InstanceNorm1dImpl : public InstanceNormImpl<1> {
+class InstanceNorm1dImpl : public detail::CloneableAs<InstanceNorm1dImpl, InstanceNormImpl<1>> {
  public:
-  using InstanceNormImpl<1>::InstanceNormImpl;
+  using CloneableAs::CloneableAs;
 };
 TORCH_MODULE(InstanceNorm1d);
-class InstanceNorm2dImpl : public InstanceNormImpl<2> {
+class InstanceNorm2dImpl : public detail::CloneableAs<InstanceNorm2dImpl, InstanceNormImpl<2>> {
  public:
-  using InstanceNormImpl<2>::InstanceNormImpl;
+  using CloneableAs::CloneableAs;
 };
 TORCH_MODULE(InstanceNorm2d);
-class InstanceNorm3dImpl : public InstanceNormImpl<3> {
+class InstanceNorm3dImpl : public detail::CloneableAs<InstanceNorm3dImpl, InstanceNormImpl<3>> {
  public:
-  using InstanceNormImpl<3>::InstanceNormImpl;
+  using CloneableAs::CloneableAs;
 };
 TORCH_MODULE(InstanceNorm3d);
 extern template class InstanceNormImpl<1>;
@@ -80,12 +81,12 @@ extern template class InstanceNormImpl<2>;
 extern template class InstanceNormImpl<3>;
 
 // torch::nn::MaxPool1dImpl / AvgPool1dImpl — [N, C, L] or [C, L].
-class MaxPool1dImpl : public Module {
+class MaxPool1dImpl : public Cloneable<MaxPool1dImpl> {
  public:
   explicit MaxPool1dImpl(ExpandingArray<1> kernel_size)
       : MaxPool1dImpl(MaxPool1dOptions(kernel_size)) {}
   explicit MaxPool1dImpl(const MaxPool1dOptions& options) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 
@@ -93,12 +94,12 @@ class MaxPool1dImpl : public Module {
 };
 TORCH_MODULE(MaxPool1d);
 
-class AvgPool1dImpl : public Module {
+class AvgPool1dImpl : public Cloneable<AvgPool1dImpl> {
  public:
   explicit AvgPool1dImpl(ExpandingArray<1> kernel_size)
       : AvgPool1dImpl(AvgPool1dOptions(kernel_size)) {}
   explicit AvgPool1dImpl(const AvgPool1dOptions& options) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 
@@ -108,12 +109,12 @@ TORCH_MODULE(AvgPool1d);
 
 // torch::nn::AdaptiveAvgPool1dImpl / AdaptiveAvgPool2dImpl /
 // AdaptiveMaxPool2dImpl — pooling to a fixed output size.
-class AdaptiveAvgPool1dImpl : public Module {
+class AdaptiveAvgPool1dImpl : public Cloneable<AdaptiveAvgPool1dImpl> {
  public:
   explicit AdaptiveAvgPool1dImpl(ExpandingArray<1> output_size)
       : AdaptiveAvgPool1dImpl(AdaptiveAvgPool1dOptions(output_size)) {}
   explicit AdaptiveAvgPool1dImpl(const AdaptiveAvgPool1dOptions& options) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 
@@ -121,12 +122,12 @@ class AdaptiveAvgPool1dImpl : public Module {
 };
 TORCH_MODULE(AdaptiveAvgPool1d);
 
-class AdaptiveAvgPool2dImpl : public Module {
+class AdaptiveAvgPool2dImpl : public Cloneable<AdaptiveAvgPool2dImpl> {
  public:
   explicit AdaptiveAvgPool2dImpl(ExpandingArray<2> output_size)
       : AdaptiveAvgPool2dImpl(AdaptiveAvgPool2dOptions(output_size)) {}
   explicit AdaptiveAvgPool2dImpl(const AdaptiveAvgPool2dOptions& options) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 
@@ -134,12 +135,12 @@ class AdaptiveAvgPool2dImpl : public Module {
 };
 TORCH_MODULE(AdaptiveAvgPool2d);
 
-class AdaptiveMaxPool2dImpl : public Module {
+class AdaptiveMaxPool2dImpl : public Cloneable<AdaptiveMaxPool2dImpl> {
  public:
   explicit AdaptiveMaxPool2dImpl(ExpandingArray<2> output_size)
       : AdaptiveMaxPool2dImpl(AdaptiveMaxPool2dOptions(output_size)) {}
   explicit AdaptiveMaxPool2dImpl(const AdaptiveMaxPool2dOptions& options) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 
@@ -148,12 +149,12 @@ class AdaptiveMaxPool2dImpl : public Module {
 TORCH_MODULE(AdaptiveMaxPool2d);
 
 // torch::nn::MaxPool3dImpl / AvgPool3dImpl — [N, C, D, H, W] or [C, D, H, W].
-class MaxPool3dImpl : public Module {
+class MaxPool3dImpl : public Cloneable<MaxPool3dImpl> {
  public:
   explicit MaxPool3dImpl(ExpandingArray<3> kernel_size)
       : MaxPool3dImpl(MaxPool3dOptions(kernel_size)) {}
   explicit MaxPool3dImpl(const MaxPool3dOptions& options) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 
@@ -161,12 +162,12 @@ class MaxPool3dImpl : public Module {
 };
 TORCH_MODULE(MaxPool3d);
 
-class AvgPool3dImpl : public Module {
+class AvgPool3dImpl : public Cloneable<AvgPool3dImpl> {
  public:
   explicit AvgPool3dImpl(ExpandingArray<3> kernel_size)
       : AvgPool3dImpl(AvgPool3dOptions(kernel_size)) {}
   explicit AvgPool3dImpl(const AvgPool3dOptions& options) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 
@@ -176,12 +177,12 @@ TORCH_MODULE(AvgPool3d);
 
 // torch::nn::AdaptiveAvgPool3dImpl / AdaptiveMaxPool1dImpl /
 // AdaptiveMaxPool3dImpl (no forward_with_indices).
-class AdaptiveAvgPool3dImpl : public Module {
+class AdaptiveAvgPool3dImpl : public Cloneable<AdaptiveAvgPool3dImpl> {
  public:
   explicit AdaptiveAvgPool3dImpl(ExpandingArray<3> output_size)
       : AdaptiveAvgPool3dImpl(AdaptiveAvgPool3dOptions(output_size)) {}
   explicit AdaptiveAvgPool3dImpl(const AdaptiveAvgPool3dOptions& options) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 
@@ -189,12 +190,12 @@ class AdaptiveAvgPool3dImpl : public Module {
 };
 TORCH_MODULE(AdaptiveAvgPool3d);
 
-class AdaptiveMaxPool1dImpl : public Module {
+class AdaptiveMaxPool1dImpl : public Cloneable<AdaptiveMaxPool1dImpl> {
  public:
   explicit AdaptiveMaxPool1dImpl(ExpandingArray<1> output_size)
       : AdaptiveMaxPool1dImpl(AdaptiveMaxPool1dOptions(output_size)) {}
   explicit AdaptiveMaxPool1dImpl(const AdaptiveMaxPool1dOptions& options) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 
@@ -202,12 +203,12 @@ class AdaptiveMaxPool1dImpl : public Module {
 };
 TORCH_MODULE(AdaptiveMaxPool1d);
 
-class AdaptiveMaxPool3dImpl : public Module {
+class AdaptiveMaxPool3dImpl : public Cloneable<AdaptiveMaxPool3dImpl> {
  public:
   explicit AdaptiveMaxPool3dImpl(ExpandingArray<3> output_size)
       : AdaptiveMaxPool3dImpl(AdaptiveMaxPool3dOptions(output_size)) {}
   explicit AdaptiveMaxPool3dImpl(const AdaptiveMaxPool3dOptions& options) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 

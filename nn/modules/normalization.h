@@ -8,6 +8,7 @@
 
 #include <ostream>
 
+#include "nn/cloneable.h"
 #include "nn/module.h"
 #include "nn/options.h"
 #include "nn/pimpl.h"
@@ -44,19 +45,19 @@ class BatchNormImplBase : public Module {
   Tensor num_batches_tracked;
 };
 
-class BatchNorm1dImpl : public BatchNormImplBase<1> {
+class BatchNorm1dImpl : public detail::CloneableAs<BatchNorm1dImpl, BatchNormImplBase<1>> {
  public:
-  using BatchNormImplBase<1>::BatchNormImplBase;
+  using CloneableAs::CloneableAs;
 };
 TORCH_MODULE(BatchNorm1d);
-class BatchNorm2dImpl : public BatchNormImplBase<2> {
+class BatchNorm2dImpl : public detail::CloneableAs<BatchNorm2dImpl, BatchNormImplBase<2>> {
  public:
-  using BatchNormImplBase<2>::BatchNormImplBase;
+  using CloneableAs::CloneableAs;
 };
 TORCH_MODULE(BatchNorm2d);
-class BatchNorm3dImpl : public BatchNormImplBase<3> {
+class BatchNorm3dImpl : public detail::CloneableAs<BatchNorm3dImpl, BatchNormImplBase<3>> {
  public:
-  using BatchNormImplBase<3>::BatchNormImplBase;
+  using CloneableAs::CloneableAs;
 };
 TORCH_MODULE(BatchNorm3d);
 
@@ -67,13 +68,13 @@ extern template class BatchNormImplBase<3>;
 // torch::nn::LayerNormImpl — normalizes over the trailing
 // normalized_shape dimensions; weight (ones) and bias (zeros) of that shape
 // when elementwise_affine.
-class LayerNormImpl : public Module {
+class LayerNormImpl : public Cloneable<LayerNormImpl> {
  public:
   LayerNormImpl(std::vector<int64_t> normalized_shape)  // NOLINT: implicit as in libtorch
       : LayerNormImpl(LayerNormOptions(std::move(normalized_shape))) {}
   explicit LayerNormImpl(LayerNormOptions options);
 
-  void reset();
+  void reset() override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);

@@ -6,6 +6,7 @@
 
 #include <ostream>
 
+#include "nn/cloneable.h"
 #include "nn/module.h"
 #include "nn/options.h"
 #include "nn/pimpl.h"
@@ -14,12 +15,12 @@ namespace torch {
 namespace nn {
 
 // torch::nn::MaxPool2dImpl
-class MaxPool2dImpl : public Module {
+class MaxPool2dImpl : public Cloneable<MaxPool2dImpl> {
  public:
   explicit MaxPool2dImpl(ExpandingArray<2> kernel_size)
       : MaxPool2dImpl(MaxPool2dOptions(kernel_size)) {}
   explicit MaxPool2dImpl(const MaxPool2dOptions& options) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   // input [N, C, H, W] or [C, H, W].
   Tensor forward(const Tensor& input);
@@ -29,12 +30,12 @@ class MaxPool2dImpl : public Module {
 TORCH_MODULE(MaxPool2d);
 
 // torch::nn::AvgPool2dImpl
-class AvgPool2dImpl : public Module {
+class AvgPool2dImpl : public Cloneable<AvgPool2dImpl> {
  public:
   explicit AvgPool2dImpl(ExpandingArray<2> kernel_size)
       : AvgPool2dImpl(AvgPool2dOptions(kernel_size)) {}
   explicit AvgPool2dImpl(const AvgPool2dOptions& options) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   // input [N, C, H, W] or [C, H, W].
   Tensor forward(const Tensor& input);

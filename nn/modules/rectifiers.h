@@ -10,6 +10,7 @@
 
 #include <ostream>
 
+#include "nn/cloneable.h"
 #include "nn/module.h"
 #include "nn/options.h"
 #include "nn/pimpl.h"
@@ -18,10 +19,10 @@ namespace torch {
 namespace nn {
 
 // torch::nn::LeakyReLUImpl — x, or negative_slope * x below 0.
-class LeakyReLUImpl : public Module {
+class LeakyReLUImpl : public Cloneable<LeakyReLUImpl> {
  public:
   explicit LeakyReLUImpl(const LeakyReLUOptions& options = {}) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(Tensor input);
 
@@ -30,10 +31,10 @@ class LeakyReLUImpl : public Module {
 TORCH_MODULE(LeakyReLU);
 
 // torch::nn::ELUImpl — x, or alpha * (exp(x) - 1) below 0.
-class ELUImpl : public Module {
+class ELUImpl : public Cloneable<ELUImpl> {
  public:
   explicit ELUImpl(const ELUOptions& options = {}) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(Tensor input);
 
@@ -42,10 +43,10 @@ class ELUImpl : public Module {
 TORCH_MODULE(ELU);
 
 // torch::nn::SELUImpl — the self-normalizing ELU.
-class SELUImpl : public Module {
+class SELUImpl : public Cloneable<SELUImpl> {
  public:
   explicit SELUImpl(const SELUOptions& options = {}) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(Tensor input);
 
@@ -54,10 +55,10 @@ class SELUImpl : public Module {
 TORCH_MODULE(SELU);
 
 // torch::nn::SoftplusImpl — a smooth ReLU, log(1 + exp(beta x)) / beta.
-class SoftplusImpl : public Module {
+class SoftplusImpl : public Cloneable<SoftplusImpl> {
  public:
   explicit SoftplusImpl(const SoftplusOptions& options = {}) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 
@@ -66,10 +67,10 @@ class SoftplusImpl : public Module {
 TORCH_MODULE(Softplus);
 
 // torch::nn::HardtanhImpl — clamp(x, min_val, max_val).
-class HardtanhImpl : public Module {
+class HardtanhImpl : public Cloneable<HardtanhImpl> {
  public:
   explicit HardtanhImpl(const HardtanhOptions& options = {});
-  void reset();
+  void reset() override;
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(Tensor input);
 
@@ -79,10 +80,10 @@ TORCH_MODULE(Hardtanh);
 
 // torch::nn::PReLUImpl — LeakyReLU with a learned slope: parameter weight
 // [num_parameters], filled with init.
-class PReLUImpl : public Module {
+class PReLUImpl : public Cloneable<PReLUImpl> {
  public:
   explicit PReLUImpl(const PReLUOptions& options = {});
-  void reset();
+  void reset() override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
@@ -106,14 +107,14 @@ class ChannelDropoutImpl : public Module {
 
   DropoutOptions options;
 };
-class Dropout2dImpl : public ChannelDropoutImpl<2> {
+class Dropout2dImpl : public detail::CloneableAs<Dropout2dImpl, ChannelDropoutImpl<2>> {
  public:
-  using ChannelDropoutImpl<2>::ChannelDropoutImpl;
+  using CloneableAs::CloneableAs;
 };
 TORCH_MODULE(Dropout2d);
-class Dropout3dImpl : public ChannelDropoutImpl<3> {
+class Dropout3dImpl : public detail::CloneableAs<Dropout3dImpl, ChannelDropoutImpl<3>> {
  public:
-  using ChannelDropoutImpl<3>::ChannelDropoutImpl;
+  using CloneableAs::CloneableAs;
 };
 TORCH_MODULE(Dropout3d);
 

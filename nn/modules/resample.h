@@ -13,6 +13,7 @@
 
 #include <ostream>
 
+#include "nn/cloneable.h"
 #include "nn/module.h"
 #include "nn/options.h"
 #include "nn/pimpl.h"
@@ -22,10 +23,10 @@ namespace nn {
 
 // torch::nn::UpsampleImpl — F::interpolate with the module's options
 // (kNearest, kLinear for [N, C, L], kBilinear for [N, C, H, W]).
-class UpsampleImpl : public Module {
+class UpsampleImpl : public Cloneable<UpsampleImpl> {
  public:
   explicit UpsampleImpl(const UpsampleOptions& options = {}) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 
@@ -34,10 +35,10 @@ class UpsampleImpl : public Module {
 TORCH_MODULE(Upsample);
 
 // torch::nn::PixelShuffleImpl — [*, C r^2, H, W] -> [*, C, H r, W r].
-class PixelShuffleImpl : public Module {
+class PixelShuffleImpl : public Cloneable<PixelShuffleImpl> {
  public:
   explicit PixelShuffleImpl(const PixelShuffleOptions& options) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 
@@ -46,10 +47,10 @@ class PixelShuffleImpl : public Module {
 TORCH_MODULE(PixelShuffle);
 
 // torch::nn::PixelUnshuffleImpl — the inverse of PixelShuffle.
-class PixelUnshuffleImpl : public Module {
+class PixelUnshuffleImpl : public Cloneable<PixelUnshuffleImpl> {
  public:
   explicit PixelUnshuffleImpl(const PixelUnshuffleOptions& options) : options(options) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 
@@ -60,12 +61,12 @@ TORCH_MODULE(PixelUnshuffle);
 // torch::nn::EmbeddingBagImpl — weight [num_embeddings, embedding_dim] from
 // N(0, 1) (or options._weight), padding_idx's row zeroed; forward reduces
 // bags of rows with options.mode() (kMean by default). sparse is rejected.
-class EmbeddingBagImpl : public Module {
+class EmbeddingBagImpl : public Cloneable<EmbeddingBagImpl> {
  public:
   EmbeddingBagImpl(int64_t num_embeddings, int64_t embedding_dim)
       : EmbeddingBagImpl(EmbeddingBagOptions(num_embeddings, embedding_dim)) {}
   explicit EmbeddingBagImpl(EmbeddingBagOptions options);
-  void reset();
+  void reset() override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
   // input [B, L] (offsets undefined) or 1-d with offsets -> [B, embedding_dim].
@@ -78,11 +79,11 @@ class EmbeddingBagImpl : public Module {
 TORCH_MODULE(EmbeddingBag);
 
 // torch::nn::Dropout1dImpl — zeroes whole channels of [N, C, L] ([C, L]).
-class Dropout1dImpl : public Module {
+class Dropout1dImpl : public Cloneable<Dropout1dImpl> {
  public:
   explicit Dropout1dImpl(double p) : Dropout1dImpl(Dropout1dOptions(p)) {}
   explicit Dropout1dImpl(const Dropout1dOptions& options = {});
-  void reset();
+  void reset() override;
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(Tensor input);
 
@@ -92,11 +93,11 @@ TORCH_MODULE(Dropout1d);
 
 // torch::nn::AlphaDropoutImpl / FeatureAlphaDropoutImpl — dropout for SELU
 // networks (elements / whole channels); the identity in eval.
-class AlphaDropoutImpl : public Module {
+class AlphaDropoutImpl : public Cloneable<AlphaDropoutImpl> {
  public:
   explicit AlphaDropoutImpl(double p) : AlphaDropoutImpl(AlphaDropoutOptions(p)) {}
   explicit AlphaDropoutImpl(const AlphaDropoutOptions& options = {});
-  void reset();
+  void reset() override;
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 
@@ -104,12 +105,12 @@ class AlphaDropoutImpl : public Module {
 };
 TORCH_MODULE(AlphaDropout);
 
-class FeatureAlphaDropoutImpl : public Module {
+class FeatureAlphaDropoutImpl : public Cloneable<FeatureAlphaDropoutImpl> {
  public:
   explicit FeatureAlphaDropoutImpl(double p)
       : FeatureAlphaDropoutImpl(FeatureAlphaDropoutOptions(p)) {}
   explicit FeatureAlphaDropoutImpl(const FeatureAlphaDropoutOptions& options = {});
-  void reset();
+  void reset() override;
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 
@@ -118,12 +119,12 @@ class FeatureAlphaDropoutImpl : public Module {
 TORCH_MODULE(FeatureAlphaDropout);
 
 // torch::nn::UnflattenImpl — splits dimension dim into sizes (one may be -1).
-class UnflattenImpl : public Module {
+class UnflattenImpl : public Cloneable<UnflattenImpl> {
  public:
   UnflattenImpl(int64_t dim, std::vector<int64_t> sizes)
       : UnflattenImpl(UnflattenOptions(dim, std::move(sizes))) {}
   explicit UnflattenImpl(UnflattenOptions options) : options(std::move(options)) {}
-  void reset() {}
+  void reset() override {}
   void pretty_print(std::ostream& stream) const override;
   Tensor forward(const Tensor& input);
 

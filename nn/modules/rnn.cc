@@ -318,7 +318,7 @@ std::tuple<utils::rnn::PackedSequence, Tensor> RNNImplBase::forward_packed_hidde
 }  // namespace detail
 
 RNNImpl::RNNImpl(const RNNOptions& options_)
-    : detail::RNNImplBase(base_options(
+    : CloneableAs(base_options(
           std::holds_alternative<enumtype::kTanh>(options_.nonlinearity())
               ? detail::RNNOptionsBase::rnn_options_base_mode_t(torch::kRNN_TANH)
               : detail::RNNOptionsBase::rnn_options_base_mode_t(torch::kRNN_RELU),
@@ -335,7 +335,7 @@ std::tuple<utils::rnn::PackedSequence, Tensor> RNNImpl::forward_with_packed_inpu
 }
 
 LSTMImpl::LSTMImpl(const LSTMOptions& options_)
-    : detail::RNNImplBase(base_options(torch::kLSTM, options_).proj_size(options_.proj_size())),
+    : CloneableAs(base_options(torch::kLSTM, options_).proj_size(options_.proj_size())),
       options(options_) {}
 
 std::tuple<Tensor, std::tuple<Tensor, Tensor>> LSTMImpl::forward(
@@ -374,7 +374,7 @@ LSTMImpl::forward_with_packed_input(const utils::rnn::PackedSequence& packed_inp
 }
 
 GRUImpl::GRUImpl(const GRUOptions& options_)
-    : detail::RNNImplBase(base_options(torch::kGRU, options_)), options(options_) {}
+    : CloneableAs(base_options(torch::kGRU, options_)), options(options_) {}
 
 std::tuple<Tensor, Tensor> GRUImpl::forward(const Tensor& input, Tensor hx) {
   return forward_hidden_only(input, hx);
@@ -444,7 +444,7 @@ Tensor RNNCellImplBase::state(const Tensor& hx, const Tensor& input, bool batche
 }  // namespace detail
 
 RNNCellImpl::RNNCellImpl(const RNNCellOptions& options_)
-    : detail::RNNCellImplBase("RNNCell", 1, options_.input_size(), options_.hidden_size(),
+    : CloneableAs("RNNCell", 1, options_.input_size(), options_.hidden_size(),
                               options_.bias()),
       options(options_) {}
 
@@ -463,7 +463,7 @@ Tensor RNNCellImpl::forward(const Tensor& input, Tensor hx) {
 }
 
 LSTMCellImpl::LSTMCellImpl(const LSTMCellOptions& options_)
-    : detail::RNNCellImplBase("LSTMCell", kGatesLSTM, options_.input_size(),
+    : CloneableAs("LSTMCell", kGatesLSTM, options_.input_size(),
                               options_.hidden_size(), options_.bias()),
       options(options_) {}
 
@@ -482,7 +482,7 @@ std::tuple<Tensor, Tensor> LSTMCellImpl::forward(
 }
 
 GRUCellImpl::GRUCellImpl(const GRUCellOptions& options_)
-    : detail::RNNCellImplBase("GRUCell", kGatesGRU, options_.input_size(),
+    : CloneableAs("GRUCell", kGatesGRU, options_.input_size(),
                               options_.hidden_size(), options_.bias()),
       options(options_) {}
 

@@ -31,6 +31,7 @@
 
 #include "nn/arg.h"
 #include "nn/enum.h"
+#include "nn/cloneable.h"
 #include "nn/module.h"
 #include "nn/modules/packed_sequence.h"
 #include "nn/pimpl.h"
@@ -189,7 +190,7 @@ class RNNImplBase : public Module {
 
 // torch::nn::RNNImpl — an Elman RNN: h_t = tanh(W_ih x_t + b_ih + W_hh h_{t-1} + b_hh)
 // (relu with nonlinearity(torch::kReLU)).
-class RNNImpl : public detail::RNNImplBase {
+class RNNImpl : public detail::CloneableAs<RNNImpl, detail::RNNImplBase> {
  public:
   RNNImpl(int64_t input_size, int64_t hidden_size)
       : RNNImpl(RNNOptions(input_size, hidden_size)) {}
@@ -209,7 +210,7 @@ TORCH_MODULE(RNN);
 // torch::nn::LSTMImpl — a long short-term memory layer stack:
 //   i, f, g, o = σ, σ, tanh, σ of (W_ih x_t + b_ih + W_hh h_{t-1} + b_hh),
 //   c_t = f c_{t-1} + i g,  h_t = o tanh(c_t) (times W_hr^T with proj_size).
-class LSTMImpl : public detail::RNNImplBase {
+class LSTMImpl : public detail::CloneableAs<LSTMImpl, detail::RNNImplBase> {
  public:
   LSTMImpl(int64_t input_size, int64_t hidden_size)
       : LSTMImpl(LSTMOptions(input_size, hidden_size)) {}
@@ -228,7 +229,7 @@ TORCH_MODULE(LSTM);
 // torch::nn::GRUImpl — a gated recurrent unit layer stack:
 //   r, z = σ(W_i{r,z} x_t + b_i{r,z} + W_h{r,z} h_{t-1} + b_h{r,z}),
 //   n = tanh(W_in x_t + b_in + r (W_hn h_{t-1} + b_hn)),  h_t = (1 - z) n + z h_{t-1}.
-class GRUImpl : public detail::RNNImplBase {
+class GRUImpl : public detail::CloneableAs<GRUImpl, detail::RNNImplBase> {
  public:
   GRUImpl(int64_t input_size, int64_t hidden_size)
       : GRUImpl(GRUOptions(input_size, hidden_size)) {}
@@ -273,7 +274,7 @@ class RNNCellImplBase : public Module {
 
 // torch::nn::RNNCellImpl — one step of RNN: input [N, I] ([I]), hx [N, H]
 // ([H]; zeros if undefined) -> h' of hx's shape.
-class RNNCellImpl : public detail::RNNCellImplBase {
+class RNNCellImpl : public detail::CloneableAs<RNNCellImpl, detail::RNNCellImplBase> {
  public:
   RNNCellImpl(int64_t input_size, int64_t hidden_size)
       : RNNCellImpl(RNNCellOptions(input_size, hidden_size)) {}
@@ -288,7 +289,7 @@ class RNNCellImpl : public detail::RNNCellImplBase {
 TORCH_MODULE(RNNCell);
 
 // torch::nn::LSTMCellImpl — one step of LSTM: (input, (h, c)) -> (h', c').
-class LSTMCellImpl : public detail::RNNCellImplBase {
+class LSTMCellImpl : public detail::CloneableAs<LSTMCellImpl, detail::RNNCellImplBase> {
  public:
   LSTMCellImpl(int64_t input_size, int64_t hidden_size)
       : LSTMCellImpl(LSTMCellOptions(input_size, hidden_size)) {}
@@ -301,7 +302,7 @@ class LSTMCellImpl : public detail::RNNCellImplBase {
 TORCH_MODULE(LSTMCell);
 
 // torch::nn::GRUCellImpl — one step of GRU: (input, h) -> h'.
-class GRUCellImpl : public detail::RNNCellImplBase {
+class GRUCellImpl : public detail::CloneableAs<GRUCellImpl, detail::RNNCellImplBase> {
  public:
   GRUCellImpl(int64_t input_size, int64_t hidden_size)
       : GRUCellImpl(GRUCellOptions(input_size, hidden_size)) {}

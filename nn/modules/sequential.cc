@@ -26,6 +26,16 @@ void SequentialImpl::push_back(std::string name, AnyModule any_module) {
   modules_.push_back(std::move(any_module));
 }
 
+std::shared_ptr<Module> SequentialImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<SequentialImpl>();
+  static_cast<Module&>(*copy) = static_cast<const Module&>(*this);  // name, training mode
+  copy->children_.clear();
+  for (size_t i = 0; i < modules_.size(); ++i) {
+    copy->push_back(children_[i].key(), modules_[i].clone(device));
+  }
+  return copy;
+}
+
 void SequentialImpl::extend(const SequentialImpl& other) {
   TORCH_CHECK(&other != this, "Sequential::extend: a Sequential cannot extend itself; copy "
               "its modules into a new Sequential first.");
@@ -48,6 +58,14 @@ void ModuleListImpl::push_back(std::shared_ptr<Module> module) {
               "first.");
   register_module(std::to_string(modules_.size()), module);
   modules_.push_back(std::move(module));
+}
+
+std::shared_ptr<Module> ModuleListImpl::clone(const std::optional<Device>& device) const {
+  auto copy = std::make_shared<ModuleListImpl>();
+  static_cast<Module&>(*copy) = static_cast<const Module&>(*this);  // name, training mode
+  copy->children_.clear();
+  for (const std::shared_ptr<Module>& module : modules_) copy->push_back(module->clone(device));
+  return copy;
 }
 
 void ModuleListImpl::insert(size_t index, std::shared_ptr<Module> module) {

@@ -50,6 +50,9 @@ class SequentialImpl : public Module {
   explicit SequentialImpl(torch::OrderedDict<std::string, AnyModule>&& ordered_dict);
 
   void reset() {}
+  // A Sequential of clones of its modules, under the same names.
+  std::shared_ptr<Module> clone(
+      const std::optional<Device>& device = std::nullopt) const override;
   void pretty_print(std::ostream& stream) const override;
 
   // Appends a module, named after its position or `name`.
@@ -149,6 +152,9 @@ class ModuleListImpl : public Module {
   }
 
   void reset() {}
+  // A ModuleList of clones of its modules.
+  std::shared_ptr<Module> clone(
+      const std::optional<Device>& device = std::nullopt) const override;
   void pretty_print(std::ostream& stream) const override;
 
   // Appends a module, registered under its position.

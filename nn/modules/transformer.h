@@ -24,6 +24,7 @@
 
 #include "nn/arg.h"
 #include "nn/enum.h"
+#include "nn/cloneable.h"
 #include "nn/module.h"
 #include "nn/modules/activation.h"
 #include "nn/modules/any.h"
@@ -65,7 +66,7 @@ struct TransformerDecoderLayerOptions {
 // feed-forward block, each followed by dropout, a residual add and
 // LayerNorm (libtorch's parameter names: self_attn, linear1, linear2,
 // norm1, norm2).
-class TransformerEncoderLayerImpl : public Module {
+class TransformerEncoderLayerImpl : public Cloneable<TransformerEncoderLayerImpl> {
  public:
   TransformerEncoderLayerImpl(int64_t d_model, int64_t nhead)
       : TransformerEncoderLayerImpl(TransformerEncoderLayerOptions(d_model, nhead)) {}
@@ -74,7 +75,7 @@ class TransformerEncoderLayerImpl : public Module {
   // src [S, N, E] (or [S, E]); src_mask [S, S]; src_key_padding_mask [N, S].
   Tensor forward(const Tensor& src, const Tensor& src_mask = {},
                  const Tensor& src_key_padding_mask = {});
-  void reset();
+  void reset() override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
 
@@ -92,7 +93,7 @@ TORCH_MODULE(TransformerEncoderLayer);
 
 // torch::nn::TransformerDecoderLayerImpl — self-attention, attention over
 // the encoder's output (memory), then a feed-forward block; post-norm.
-class TransformerDecoderLayerImpl : public Module {
+class TransformerDecoderLayerImpl : public Cloneable<TransformerDecoderLayerImpl> {
  public:
   TransformerDecoderLayerImpl(int64_t d_model, int64_t nhead)
       : TransformerDecoderLayerImpl(TransformerDecoderLayerOptions(d_model, nhead)) {}
@@ -103,7 +104,7 @@ class TransformerDecoderLayerImpl : public Module {
   Tensor forward(Tensor tgt, const Tensor& memory, const Tensor& tgt_mask = {},
                  const Tensor& memory_mask = {}, const Tensor& tgt_key_padding_mask = {},
                  const Tensor& memory_key_padding_mask = {});
-  void reset();
+  void reset() override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
 
@@ -143,7 +144,7 @@ struct TransformerDecoderOptions {
 
 // torch::nn::TransformerEncoderImpl — num_layers copies of encoder_layer
 // (`layers`, a ModuleList), then `norm` if given.
-class TransformerEncoderImpl : public Module {
+class TransformerEncoderImpl : public Cloneable<TransformerEncoderImpl> {
  public:
   TransformerEncoderImpl(TransformerEncoderLayer encoder_layer, int64_t num_layers)
       : TransformerEncoderImpl(TransformerEncoderOptions(std::move(encoder_layer), num_layers)) {}
@@ -151,7 +152,7 @@ class TransformerEncoderImpl : public Module {
 
   Tensor forward(const Tensor& src, const Tensor& src_mask = {},
                  const Tensor& src_key_padding_mask = {});
-  void reset();
+  void reset() override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
 
@@ -163,7 +164,7 @@ TORCH_MODULE(TransformerEncoder);
 
 // torch::nn::TransformerDecoderImpl — num_layers copies of decoder_layer,
 // then `norm` if given.
-class TransformerDecoderImpl : public Module {
+class TransformerDecoderImpl : public Cloneable<TransformerDecoderImpl> {
  public:
   TransformerDecoderImpl(TransformerDecoderLayer decoder_layer, int64_t num_layers)
       : TransformerDecoderImpl(TransformerDecoderOptions(std::move(decoder_layer), num_layers)) {}
@@ -172,7 +173,7 @@ class TransformerDecoderImpl : public Module {
   Tensor forward(const Tensor& tgt, const Tensor& memory, const Tensor& tgt_mask = {},
                  const Tensor& memory_mask = {}, const Tensor& tgt_key_padding_mask = {},
                  const Tensor& memory_key_padding_mask = {});
-  void reset();
+  void reset() override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
 
@@ -209,7 +210,7 @@ struct TransformerOptions {
 // torch::nn::TransformerImpl — encoder (with a final LayerNorm) and decoder
 // (with a final LayerNorm); parameters of more than one dimension drawn
 // with xavier_uniform_.
-class TransformerImpl : public Module {
+class TransformerImpl : public Cloneable<TransformerImpl> {
  public:
   explicit TransformerImpl(TransformerOptions options);
 
@@ -219,7 +220,7 @@ class TransformerImpl : public Module {
                  const Tensor& src_key_padding_mask = {},
                  const Tensor& tgt_key_padding_mask = {},
                  const Tensor& memory_key_padding_mask = {});
-  void reset();
+  void reset() override;
   void reset_parameters();
   void pretty_print(std::ostream& stream) const override;
 

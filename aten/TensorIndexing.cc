@@ -214,12 +214,12 @@ class Slicer {
   const char* op_;
 };
 
-// The value as index_put_ writes it: self's dtype, leading size-1 dims
-// dropped (Python's `x[0] = y[None]` works), then broadcast to `shape`.
-Tensor value_for(const Tensor& value, const Tensor& self, IntArrayRef shape, const char* op) {
+// The value as a copy into a view takes it: leading size-1 dims dropped
+// (Python's `x[0] = y[None]` works), then broadcast to `shape` (copy_
+// converts the dtype).
+Tensor value_for(const Tensor& value, IntArrayRef shape, const char* op) {
   TORCH_CHECK(value.defined(), op, ": the value to write is an undefined tensor.");
   Tensor v = value;
-  if (v.scalar_type() != self.scalar_type()) v = v.to(self.scalar_type());
   if (v.sizes() == shape) return v;
   int64_t lead = 0;
   while (lead < v.dim() && v.size(lead) == 1) ++lead;
@@ -247,13 +247,14 @@ void set_item(const Tensor& self, ArrayRef<TensorIndex> indices, const Tensor& v
   const char* op = "index_put_";
   Sliced s = Slicer(self, indices, op).run();
   if (s.advanced.empty()) {
-    Tensor v = value_for(value, self, s.view.sizes(), op);
+    Tensor v = value_for(value, s.view.sizes(), op);
     s.view.copy_(v.sizes() == s.view.sizes() ? v : v.expand(s.view.sizes()));
     return;
   }
-  // The kernel drops leading 1s and broadcasts against the result's shape.
+  // The kernel drops leading 1s, broadcasts against the result's shape and,
+  // as libtorch's, requires the value to have self's dtype.
   TORCH_CHECK(value.defined(), op, ": the value to write is an undefined tensor.");
-  at::index_put_(s.view, s.advanced, value.to(self.scalar_type()));
+  at::index_put_(s.view, s.advanced, value);
 }
 
 void set_item(const Tensor& self, ArrayRef<TensorIndex> indices, const Scalar& value) {

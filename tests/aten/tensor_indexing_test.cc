@@ -95,12 +95,13 @@ TEST(TensorIndexing, IndexPutWritesThroughEveryKindOfIndex) {
   EXPECT_THAT(values(y[0]), ElementsAre(1, -1, -1, -1));
   y.index_put_({torch::tensor({2}), Slice(2, None)}, 9.5);  // y[[2], 2:] = 9.5
   EXPECT_THAT(values(y[2]), ElementsAre(3, 0, 9.5, 9.5));
-  // Leading 1s of the value are dropped; its dtype becomes y's.
+  // Leading 1s of the value are dropped; a copy into a view converts the
+  // dtype (an advanced index requires y's dtype, as libtorch).
   y.index_put_({1}, torch::ones({1, 4}));
   EXPECT_THAT(values(y[1]), ElementsAre(1, 1, 1, 1));
   y.index_put_({2}, torch::arange(4));
   EXPECT_THAT(values(y[2]), ElementsAre(0, 1, 2, 3));
-  y.index_put_({torch::tensor({0, 1})}, torch::arange(4) * 10);  // broadcast rows
+  y.index_put_({torch::tensor({0, 1})}, torch::arange(4, torch::kFloat) * 10);  // broadcast
   EXPECT_THAT(values(y[1]), ElementsAre(0, 10, 20, 30));
   // A broadcast value through a slice.
   y.index_put_({Slice(), Slice(None, 2)}, torch::tensor({5.0f, 6.0f}));
@@ -166,6 +167,9 @@ TEST(TensorIndexing, BadIndicesAreRefusedWithAMessage) {
   EXPECT_THAT(errorOf([&] { x.index_put_({0}, torch::ones({2, 4})); }),
               HasSubstr("index_put_: shape mismatch: value tensor of shape [2, 4] cannot "
                         "be broadcast to indexing result of shape [3, 4]"));
+  EXPECT_THAT(errorOf([&] { x.index_put_({x > 3}, torch::tensor(1.0, torch::kDouble)); }),
+              HasSubstr("index_put_: Index put requires the source and destination dtypes "
+                        "match, got Float for the destination and Double for the source"));
   EXPECT_THAT(errorOf([&] { x.index({torch::tensor({0.5f})}); }),
               HasSubstr("tensors used as indices must be long, int, byte or bool"));
   EXPECT_THAT(errorOf([&] { x.index({torch::ones({3}, torch::kBool)}); }),

@@ -207,7 +207,7 @@ TEST_P(AdvancedIndexing, IndexPlacesDimsAsNumPy) {
   EXPECT_TRUE(close(at::index(x, {T({2}, {0, 1}), std::nullopt, T({2}, {1, 2})}),
                     Ref({2, 3}, {1, 5, 9, 14, 18, 22}), kFloat, kExact));
   // Adjacent: they stay in place.
-  EXPECT_TRUE(close(x.index({std::nullopt, T({2}, {0, 2}), T({2}, {1, 3})}),
+  EXPECT_TRUE(close(at::index(x, {std::nullopt, T({2}, {0, 2}), T({2}, {1, 3})}),
                     Ref({2, 2}, {1, 11, 13, 23}), kFloat, kExact));
   // A byte mask acts like a bool mask; a 0-d tensor input with no index copies.
   EXPECT_TRUE(close(at::index(x, {T({2}, {0, 1}, kByte)}), Ref({1, 3, 4}, std::vector<double>(v.begin() + 12, v.end())),
@@ -289,7 +289,7 @@ TEST_P(AdvancedIndexing, IndexPutAccumulateSumsDuplicates) {
   // A large put splits the pre dims between threads.
   const Ref big = random_ref({40000, 3}, kDouble, {}, 3);
   at::Tensor w = at::zeros({40000, 3}, at::kDouble);
-  w.index_put_({std::nullopt, T({3}, {2, 0, 1})}, make_tensor(big, kDouble, device()));
+  at::index_put_(w, {std::nullopt, T({3}, {2, 0, 1})}, make_tensor(big, kDouble, device()));
   Ref expect({40000, 3}, std::vector<double>(120000));
   for (int64_t i = 0; i < 40000; ++i) {
     expect.at({i, 2}) = big.at({i, 0});

@@ -2,9 +2,10 @@
 // parameter server" tutorial, in C++): rank 0 ("ps") holds the model of
 // //tools:train's MLP (784-512-256-10, Fashion-MNIST); every other rank is a
 // trainer that, for each batch, opens a distributed autograd context, fetches
-// the parameters (RRefs to the server's tensors), runs forward and the
-// distributed backward pass — whose gradients land in the context on the
-// server — and steps a DistributedOptimizer (SGD, momentum 0.9) there.
+// a copy of the parameters (remote + to_here), runs forward and the distributed backward
+// pass — whose gradients land in the context on the server — and steps a
+// DistributedOptimizer (SGD, momentum 0.9, over RRefs to the server's
+// parameters) there.
 //
 //   ./bazelw build //examples:parameter_server //tools:launch
 //   bazel-bin/tools/launch --nproc=3 bazel-bin/examples/parameter_server --epochs=2
@@ -15,8 +16,9 @@
 // samples k-1, k-1+N, … in its own random order. With one trainer the run is
 // //tools:train's, step for step: same initial weights, same batches, same
 // gradients, same updates, so the same test accuracy. With several, trainers
-// update the shared parameters asynchronously (Hogwild-style, as the
-// tutorial): one may read the parameters while another's step writes them.
+// update the shared parameters asynchronously, as in the tutorial: each
+// computes its gradients on the copy it fetched while the others step, but
+// a copy is taken under the steps' lock, so it never mixes two steps.
 #include <torch/distributed.h>
 #include <torch/library.h>
 #include <torch/torch.h>
@@ -27,6 +29,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -128,6 +131,20 @@ Server& server() {
   return *g_server;
 }
 
+// A copy of every parameter, taken under the lock the optimizers' steps
+// hold, so that it never mixes two steps. The copies are made with autograd
+// on (clone's backward is the identity): when a trainer fetches them with
+// to_here() in its context, their gradients flow back through them into
+// the context's gradients of the parameters, where DistributedOptimizer
+// finds them.
+std::vector<at::Tensor> parameters() {
+  Server& s = server();
+  std::lock_guard<std::mutex> g(torch::distributed::optim::local_step_mutex());
+  std::vector<at::Tensor> copies;
+  for (const at::Tensor& p : s.parameters) copies.push_back(p.clone());
+  return copies;
+}
+
 // The i-th parameter itself (remote() keeps it: its RRef is the tensor).
 at::Tensor parameter(int64_t i) {
   Server& s = server();
@@ -142,6 +159,7 @@ int64_t num_parameters() { return static_cast<int64_t>(server().parameters.size(
 double evaluate() {
   Server& s = server();
   at::NoGradGuard no_grad;
+  std::lock_guard<std::mutex> g(torch::distributed::optim::local_step_mutex());
   const int64_t n = s.test.images.size(0);
   int64_t correct = 0;
   for (int64_t start = 0; start < n; start += 500) {
@@ -204,8 +222,10 @@ void train(const Options& o, int rank, int trainers) {
     int64_t seen = 0;
     for (torch::data::Example<>& batch : *loader) {
       dist_autograd::context ctx;
-      std::vector<at::Tensor> w;
-      for (const rpc::RRef& p : params) w.push_back(p.to_here().toTensor());
+      // The copy stays on the server behind an RRef; to_here() in a context
+      // records the send/recv pair its gradients travel back through.
+      std::vector<at::Tensor> w =
+          rpc::remote("ps", "parameter_server::parameters").to_here().toTensorVector();
       at::Tensor x = batch.data.flatten(1);
       x = torch::relu(F::linear(x, w[0], w[1]));
       x = torch::relu(F::linear(x, w[2], w[3]));
@@ -234,6 +254,7 @@ void train(const Options& o, int rank, int trainers) {
 }  // namespace
 
 TORCH_LIBRARY(parameter_server, m) {
+  m.def("parameters", &parameters);
   m.def("parameter", &parameter);
   m.def("num_parameters", &num_parameters);
   m.def("evaluate", &evaluate);
@@ -271,6 +292,12 @@ int main(int argc, char** argv) {
     return dist_autograd::debug::live_contexts() == 0 ? 0 : 1;
   } catch (const c10::Error& e) {
     std::cerr << e.what_without_backtrace() << std::endl;
+    if (rpc::is_initialized()) {
+      try {
+        rpc::shutdown(/*graceful=*/false);  // stop the agent before exit
+      } catch (const c10::Error&) {
+      }
+    }
     return 1;
   }
 }

@@ -16,6 +16,11 @@ namespace torch {
 namespace distributed {
 namespace optim {
 
+std::mutex& local_step_mutex() {
+  static std::mutex m;  // constructed on first use, from whichever thread
+  return m;
+}
+
 namespace {
 
 // This worker's local optimizers, by the id their DistributedOptimizer
@@ -26,7 +31,6 @@ struct Local {
 };
 std::mutex g_mutex;                       // guards g_locals
 std::map<int64_t, std::shared_ptr<Local>> g_locals;
-std::mutex g_step_mutex;                  // serializes steps on this worker
 
 std::shared_ptr<Local> find_local(int64_t id, const char* what) {
   std::lock_guard<std::mutex> g(g_mutex);
@@ -74,7 +78,7 @@ int64_t step(int64_t id, int64_t context_id) {
   TORCH_CHECK(local->optimizer, "DistributedOptimizer::step: optimizer ", id,
               " was not built.");
   auto grads = torch::distributed::autograd::get_gradients(context_id);
-  std::lock_guard<std::mutex> g(g_step_mutex);
+  std::lock_guard<std::mutex> g(local_step_mutex());
   for (auto& p : local->params) {
     auto it = grads.find(p);
     p.mutable_grad() = it == grads.end() ? at::Tensor() : it->second;

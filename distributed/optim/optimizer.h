@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,15 @@
 namespace torch {
 namespace distributed {
 namespace optim {
+
+// torch::distributed::optim::local_step_mutex
+//
+// The lock every DistributedOptimizer step on this worker holds while it
+// sets its parameters' gradients and updates them (PyTorch's
+// _LocalOptimizer.global_lock). Hold it to read parameters that remote
+// optimizers step, e.g. to serve a consistent copy of them to other workers
+// (examples/parameter_server.cc); do not call into RPC while holding it.
+std::mutex& local_step_mutex();
 
 // The untyped part: `kind` ("sgd", "adam") and its options as numbers.
 class DistributedOptimizerBase {

@@ -396,16 +396,12 @@ std::vector<c10::IValue> Agent::resolve_args(
     if (!msg.envelope.values(i).has_rref()) continue;
     const auto& arg = msg.envelope.values(i).rref();
     if (arg.owner() == rank_) {
-      std::shared_ptr<Owner> owner;
-      {
-        std::lock_guard<std::mutex> g(mutex_);
-        auto it = owners_.find(from_proto(arg.rref_id()));
-        TORCH_CHECK(it != owners_.end(), "rpc: RRef ",
-                    from_proto(arg.rref_id()).str(),
-                    " passed as an argument is not known to its owner (rank ",
-                    rank_, "); it was deleted");
-        owner = it->second;
-      }
+      // The creator's remote() and this call travel separately, so the
+      // REMOTE_CALL that makes the value may not have been handled yet: wait
+      // for it as a fetch does (the entry it will fill, made now if need be;
+      // an entry whose value never comes is answered with an error at
+      // shutdown).
+      std::shared_ptr<Owner> owner = get_or_create_owner(from_proto(arg.rref_id()));
       owner->value->waitAndThrow();
       args[i] = owner->value->value();
       continue;

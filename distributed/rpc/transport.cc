@@ -2,6 +2,7 @@
 // --config=tsan: See Note [TSan and gRPC] in transport.h.
 #include "distributed/rpc/transport.h"
 
+#include <grpc/grpc.h>
 #include <grpcpp/impl/codegen/client_callback.h>
 #include <grpcpp/impl/codegen/client_unary_call.h>
 
@@ -80,6 +81,20 @@ void fail(ServerCall call, grpc::StatusCode code, const std::string& message) {
   call.reactor->Finish(grpc::Status(code, message));
 }
 
+// Note [gRPC stays initialized]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The last grpc_shutdown() of a process (run by ~grpc::Server once nothing
+// else holds gRPC) joins gRPC's executor threads, and one parked in
+// epoll_wait is not woken: the join waited out its ~10 s poll timeout (seen
+// as a 10 s rpc::shutdown() of a parameter-server trainer, one run in four).
+// One grpc_init() taken on first use and never released keeps that teardown
+// out of shutdown(); the process's exit reclaims gRPC's threads and memory,
+// and a later init_rpc in the same process reuses them.
+static void keep_grpc_initialized() {
+  static const bool kept = (grpc_init(), true);
+  (void)kept;
+}
+
 struct Server::Impl {
   std::unique_ptr<Service> service;
   std::unique_ptr<grpc::Server> server;
@@ -88,6 +103,7 @@ struct Server::Impl {
 std::unique_ptr<Server> Server::start(const std::vector<std::string>& addresses,
                                       const Tls& tls, Handler handler,
                                       void* arg, int* first_port) {
+  keep_grpc_initialized();
   auto impl = std::make_unique<Impl>();
   impl->service = std::make_unique<Service>(handler, arg);
   grpc::ServerBuilder builder;
@@ -117,6 +133,7 @@ void Server::shutdown(double grace_s) {
 }
 
 Endpoint::Endpoint(const std::string& target, const Tls& tls) {
+  keep_grpc_initialized();
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(-1);
   args.SetMaxSendMessageSize(-1);

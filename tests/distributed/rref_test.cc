@@ -145,6 +145,26 @@ TEST(RRef, ForkedToAThirdWorkerToItsOwnerAndFromItsOwner) {
   EXPECT_THAT(codes, Each(0));
 }
 
+// remote() returns before its REMOTE_CALL is handled, and a call that
+// passes the new RRef to its owner travels separately: the owner may see
+// the call first. It waits for the value instead of refusing the RRef
+// (it once answered "not known to its owner; it was deleted", now and then).
+TEST(RRef, AFreshRRefPassedToItsOwnerWaitsForItsValue) {
+  auto codes = run_workers(2, [](int rank, const rpc::RpcBackendOptions& o) {
+    rpc::init_rpc(worker_name(rank), rank, 2, o);
+    if (rank == 0) {
+      for (int i = 0; i < 200; ++i) {
+        rpc::RRef rr = rpc::remote("worker1", "aten::add.Scalar", {at::ones({2}), i});
+        expect_values(as_tensor(rpc::rpc_sync("worker1", "aten::mul.Tensor", {rr, rr})),
+                      static_cast<double>((1 + i) * (1 + i)), 2);
+      }
+      EXPECT_TRUE(wait_owners("worker1", 0));
+    }
+    rpc::shutdown();
+  });
+  EXPECT_THAT(codes, Each(0));
+}
+
 TEST(RRef, ErrorsOfRemoteSurfaceOnUse) {
   auto codes = run_workers(2, [](int rank, const rpc::RpcBackendOptions& o) {
     rpc::init_rpc(worker_name(rank), rank, 2, o);

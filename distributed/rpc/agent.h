@@ -19,7 +19,7 @@
 // on it: asynchronous ones are callback unary calls whose completion runs on
 // a gRPC thread and completes the caller's Future there; rpc_sync's are
 // blocking calls polled by the caller (Note [Synchronous calls] in
-// agent.cc).
+// agent_calls.cc).
 #pragma once
 
 
@@ -120,7 +120,7 @@ class Agent : public std::enable_shared_from_this<Agent> {
   // naming the worker: the callee's ("Error on Node <to>: ..."), a timeout,
   // or the transport's. timeout in seconds, 0 = none. blocking: make the
   // call on this thread and return a completed Future (See Note
-  // [Synchronous calls] in agent.cc).
+  // [Synchronous calls] in agent_calls.cc).
   c10::intrusive_ptr<Future> send(int to, ember::rpc::Envelope& request,
                                   wire::Encoder& encoder, double timeout,
                                   const std::string& what,
@@ -270,6 +270,17 @@ class Agent : public std::enable_shared_from_this<Agent> {
   bool pool_stop_ = false;
 };
 
+// A call in flight (See Note [Synchronous calls] in agent_calls.cc): its gRPC
+// call, the future it completes, how to read the reply, where it went.
+struct Agent::PendingCall {
+  transport::ClientCall rpc;
+  c10::intrusive_ptr<Future> future = c10::make_intrusive<Future>();
+  ReplyHandler handler;
+  int to = -1;
+  double timeout = 0;
+  std::string what;
+};
+
 // Note [Distributed autograd hooks]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // The agent knows nothing of autograd: distributed/autograd (in the same
@@ -322,6 +333,19 @@ c10::IValue run_operator(const std::string& qualified_name,
                          std::vector<c10::IValue> args);
 
 c10::Error make_error(const std::string& message);
+
+// Helpers of the agent's files (agent.cc, agent_calls.cc, agent_lifecycle.cc).
+namespace detail {
+// "gRPC <CODE>: <message>" of a status.
+std::string status_text(const grpc::Status& s);
+// Environment variable `name`, or `fallback` when it is unset or empty.
+std::string env_or(const char* name, const std::string& fallback);
+// Constant-time comparison, so a wrong token's timing says nothing about
+// the right one.
+bool same_secret(const std::string& a, const std::string& b);
+// `bytes` random bytes, in hex.
+std::string random_hex(size_t bytes);
+}  // namespace detail
 
 }  // namespace rpc
 }  // namespace distributed

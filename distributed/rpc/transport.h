@@ -42,7 +42,7 @@
 // std::condition_variable would vanish with it).
 //
 // What stays checked: every access by instrumented code (the agent in
-// libember_distributed.so: agent.cc, rref.cc, rpc.cc, wire.cc; the core;
+// libember_distributed.so: agent*.cc, rref.cc, rpc.cc, wire.cc; the core;
 // the tests), on any thread, including gRPC's threads running the agent's
 // handler and completion callbacks. The agent hands work between gRPC's
 // threads and its own only through std::mutex / std::condition_variable

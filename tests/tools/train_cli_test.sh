@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The command line of //tools:train: --help, unknown flags and bad values end
-# with one message and a non-zero exit; --metrics and --plot write their files.
+# with one message and a non-zero exit; --metrics, --plot and --graph write
+# their files.
 set -u
 train="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
@@ -42,6 +43,25 @@ if ! head -1 "$tmp/g.dot" | grep -q '^digraph autograd {' || ! grep -q 'label="1
   echo "FAIL graph:"; cat "$tmp/g.dot"; fail=1
 fi
 check bad_profile_steps 1 "train: --profile_steps must be at least 1, got 0" -- --profile_steps=0
+# --graph=*.png: the graph drawn by Graphviz's dot (a PNG of some size).
+check graph_png 0 "epoch 1/1" -- --train_samples=300 --test_samples=100 --epochs=1 \
+  --threads=1 --graph="$tmp/g.png"
+if [[ "$(head -c 8 "$tmp/g.png" | od -An -tx1 | tr -d ' \n')" != 89504e470d0a1a0a ]] ||
+  [[ $(stat -c %s "$tmp/g.png") -lt 10000 ]]; then
+  echo "FAIL graph_png: $tmp/g.png is not a PNG of the graph"; fail=1
+fi
+# Without dot on PATH the message says what to install, and no file is left.
+mkdir -p "$tmp/empty_path"
+got=0
+PATH="$tmp/empty_path" "$train" --train_samples=300 --test_samples=100 --epochs=1 --threads=1 \
+  --graph="$tmp/h.png" >"$tmp/out" 2>&1 || got=$?
+if [ "$got" != 1 ] || [ -e "$tmp/h.png" ] ||
+  ! grep -q "train: --graph needs dot, which was not found on PATH; install Debian's graphviz" "$tmp/out"; then
+  echo "FAIL graph_png_no_dot: exit $got, output:"; cat "$tmp/out"; fail=1
+else
+  echo "ok   graph_png_no_dot"
+fi
+
 check bad_plot_folder 1 "cannot create a temporary file next to" -- --train_samples=300 --test_samples=100 --epochs=1 \
   --plot="$tmp/no/such/folder/p.png" --threads=1
 # Issue 22. A value after a space keeps its hyphens, even when it starts with one.

@@ -41,7 +41,8 @@ ABSL_FLAG(std::string, profile, "",
           "Perfetto or chrome://tracing) here and print the top 15 ops by self CPU time");
 ABSL_FLAG(int64_t, profile_steps, 5, "training steps the profiler records (with --profile)");
 ABSL_FLAG(std::string, graph, "",
-          "write the autograd graph of the first training step here (Graphviz DOT)");
+          "write the autograd graph of the first training step here: Graphviz DOT, or a "
+          "picture drawn by Graphviz's dot when the name ends in .png");
 ABSL_FLAG(int64_t, train_samples, 0, "train on the first N images only (0 = all)");
 ABSL_FLAG(int64_t, test_samples, 0, "test on the first N images only (0 = all)");
 ABSL_FLAG(std::string, progress, "auto",

@@ -384,7 +384,13 @@ void write_graph(const std::string& path, const at::Tensor& loss,
                  const torch::nn::Sequential& model) {
   std::vector<std::pair<std::string, at::Tensor>> named;
   for (const auto& item : model->named_parameters()) named.emplace_back(item.key(), item.value());
-  write_file_atomically("--graph", path, torch::autograd::graph_dot(loss, named));
+  const std::string dot = torch::autograd::graph_dot(loss, named);
+  const bool png = path.size() >= 4 && path.compare(path.size() - 4, 4, ".png") == 0;
+  if (png) {
+    render_dot_png(path, dot);  // a picture, drawn by Graphviz's dot
+  } else {
+    write_file_atomically("--graph", path, dot);
+  }
 }
 
 // --profile: writes the trace and prints the table's top 15 rows.

@@ -9,6 +9,7 @@
 #include <tuple>
 #include <utility>
 
+#include "c10/core/CPUAllocator.h"
 #include "c10/util/Exception.h"
 #include "c10/util/FileIO.h"
 
@@ -41,6 +42,23 @@ std::string format_time(int64_t ns) {
     std::snprintf(buf, sizeof(buf), "%.3fms", us / 1e3);
   } else {
     std::snprintf(buf, sizeof(buf), "%.3fus", us);
+  }
+  return buf;
+}
+
+// As PyTorch's tables print memory: b, Kb, Mb, Gb with two decimals.
+std::string format_memory(int64_t bytes) {
+  char buf[32];
+  const double b = static_cast<double>(bytes);
+  const double a = b < 0 ? -b : b;
+  if (a >= 1024.0 * 1024 * 1024) {
+    std::snprintf(buf, sizeof(buf), "%.2f Gb", b / (1024.0 * 1024 * 1024));
+  } else if (a >= 1024.0 * 1024) {
+    std::snprintf(buf, sizeof(buf), "%.2f Mb", b / (1024.0 * 1024));
+  } else if (a >= 1024.0) {
+    std::snprintf(buf, sizeof(buf), "%.2f Kb", b / 1024.0);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%lld b", static_cast<long long>(bytes));
   }
   return buf;
 }
@@ -96,7 +114,11 @@ profile::profile(ProfilerOptions options) : options_(options) {
   at::RecordConfig config;
   config.record_shapes = options_.record_shapes;
   config.with_stack = options_.with_stack;
+  config.profile_memory = options_.profile_memory;
   config.max_events_per_thread = options_.max_events_per_thread;
+  // Read before the recording starts: an allocation by another thread in
+  // between is counted in neither (the counter is then off by that much).
+  if (options_.profile_memory) memory_baseline_ = c10::cpu_allocator_stats().bytes_in_use;
   at::enable_recording(config);
   recording_ = true;
 }
@@ -115,6 +137,17 @@ void profile::stop() {
   if (!recording_) return;
   recording_ = false;
   events_ = at::disable_recording(&dropped_);
+  auto is_memory = [](const at::ProfilerEvent& e) {
+    return e.scope == at::RecordScope::MEMORY;
+  };
+  for (at::ProfilerEvent& e : events_) {
+    if (is_memory(e)) memory_events_.push_back(std::move(e));
+  }
+  events_.erase(std::remove_if(events_.begin(), events_.end(), is_memory), events_.end());
+  std::stable_sort(memory_events_.begin(), memory_events_.end(),
+                   [](const at::ProfilerEvent& a, const at::ProfilerEvent& b) {
+                     return a.start_ns < b.start_ns;
+                   });
   // Note [Nesting of ranges]
   // ~~~~~~~~~~~~~~~~~~~~~~~~
   // Ranges of one thread are RAII scopes, so they nest: sorted by start
@@ -142,11 +175,43 @@ void profile::stop() {
     parent_[i] = open.empty() ? -1 : open.back();
     open.push_back(static_cast<int64_t>(i));
   }
+  attribute_memory();
+}
+
+void profile::attribute_memory() {
+  // Note [Memory of a range]
+  // ~~~~~~~~~~~~~~~~~~~~~~~~
+  // An allocation or free belongs to the innermost range open on its thread
+  // at its time (its "self" memory) and to every range around that one. The
+  // ranges of a thread are contiguous in events_ and sorted by start, so the
+  // innermost is found from the last range that started at or before the
+  // event, walking up to the first parent still open then.
+  memory_.assign(events_.size(), 0);
+  self_memory_.assign(events_.size(), 0);
+  for (const at::ProfilerEvent& m : memory_events_) {
+    auto after = std::upper_bound(
+        events_.begin(), events_.end(), std::make_pair(m.thread_id, m.start_ns),
+        [](const std::pair<uint64_t, int64_t>& key, const at::ProfilerEvent& e) {
+          return key < std::make_pair(e.thread_id, e.start_ns);
+        });
+    if (after == events_.begin()) continue;
+    int64_t i = static_cast<int64_t>(after - events_.begin()) - 1;
+    if (events_[static_cast<size_t>(i)].thread_id != m.thread_id) continue;
+    while (i >= 0 && events_[static_cast<size_t>(i)].end_ns < m.start_ns) i = parent_[static_cast<size_t>(i)];
+    if (i < 0) continue;
+    self_memory_[static_cast<size_t>(i)] += m.alloc_size;
+    for (; i >= 0; i = parent_[static_cast<size_t>(i)]) memory_[static_cast<size_t>(i)] += m.alloc_size;
+  }
 }
 
 const std::vector<at::ProfilerEvent>& profile::events() {
   stop();
   return events_;
+}
+
+const std::vector<at::ProfilerEvent>& profile::memory_events() {
+  stop();
+  return memory_events_;
 }
 
 size_t profile::dropped_events() {
@@ -180,6 +245,19 @@ KeyAverages profile::key_averages(bool group_by_input_shape) {
     ++row.count;
     row.self_cpu_time_total_ns += self[i];
     row.cpu_time_total_ns += e.duration_ns();
+    row.self_cpu_memory_usage += self_memory_[i];
+    row.cpu_memory_usage += memory_[i];
+  }
+  out.with_memory_ = options_.profile_memory;
+  if (options_.profile_memory && !memory_events_.empty()) {
+    FunctionEventAvg row;
+    row.key = "[memory]";
+    for (const at::ProfilerEvent& m : memory_events_) {
+      ++row.count;
+      row.self_cpu_memory_usage += m.alloc_size;
+      row.cpu_memory_usage += m.alloc_size;
+    }
+    out.rows.push_back(std::move(row));
   }
   return out;
 }
@@ -201,10 +279,15 @@ std::string KeyAverages::table(const std::string& sort_by, int64_t row_limit) co
     metric = [](const FunctionEventAvg& r) { return r.cpu_time_total_ns / r.count; };
   } else if (sort_by == "count") {
     metric = [](const FunctionEventAvg& r) { return r.count; };
+  } else if (sort_by == "cpu_memory_usage") {
+    metric = [](const FunctionEventAvg& r) { return r.cpu_memory_usage; };
+  } else if (sort_by == "self_cpu_memory_usage") {
+    metric = [](const FunctionEventAvg& r) { return r.self_cpu_memory_usage; };
   }
   TORCH_CHECK(metric != nullptr, "KeyAverages::table: sort_by = \"", sort_by,
               "\" is not a column to sort by; use one of \"cpu_time_total\", "
-              "\"self_cpu_time_total\", \"cpu_time\", \"count\".");
+              "\"self_cpu_time_total\", \"cpu_time\", \"count\", \"cpu_memory_usage\", "
+              "\"self_cpu_memory_usage\".");
   std::vector<const FunctionEventAvg*> sorted;
   for (const FunctionEventAvg& r : rows) sorted.push_back(&r);
   std::stable_sort(sorted.begin(), sorted.end(),
@@ -223,13 +306,18 @@ std::string KeyAverages::table(const std::string& sort_by, int64_t row_limit) co
     name_width = std::max(name_width, std::min(r->key.size(), kMaxName));
     shapes_width = std::max(shapes_width, std::min(r->input_shapes.size(), kMaxName));
   }
-  const char* headers[] = {"Self CPU %",  "Self CPU",     "CPU total %",
-                           "CPU total",   "CPU time avg", "# of Calls"};
+  std::vector<std::string> headers = {"Self CPU %", "Self CPU",     "CPU total %",
+                                      "CPU total",  "CPU time avg"};
+  if (with_memory_) {
+    headers.emplace_back("CPU Mem");
+    headers.emplace_back("Self CPU Mem");
+  }
+  headers.emplace_back("# of Calls");
   constexpr size_t kColumn = 12;
   std::ostringstream out;
   auto rule = [&] {
     out << std::string(name_width, '-');
-    for (size_t i = 0; i < 6; ++i) out << "  " << std::string(kColumn, '-');
+    for (size_t i = 0; i < headers.size(); ++i) out << "  " << std::string(kColumn, '-');
     if (grouped_by_input_shape_) out << "  " << std::string(shapes_width, '-');
     out << "\n";
   };
@@ -242,7 +330,7 @@ std::string KeyAverages::table(const std::string& sort_by, int64_t row_limit) co
   };
   rule();
   name_cell("Name", name_width);
-  for (const char* h : headers) cell(h, kColumn);
+  for (const std::string& h : headers) cell(h, kColumn);
   if (grouped_by_input_shape_) {
     out << "  ";
     name_cell("Input Shapes", shapes_width);
@@ -256,6 +344,10 @@ std::string KeyAverages::table(const std::string& sort_by, int64_t row_limit) co
     cell(format_percent(r->cpu_time_total_ns, total), kColumn);
     cell(format_time(r->cpu_time_total_ns), kColumn);
     cell(format_time(r->cpu_time_total_ns / r->count), kColumn);
+    if (with_memory_) {
+      cell(format_memory(r->cpu_memory_usage), kColumn);
+      cell(format_memory(r->self_cpu_memory_usage), kColumn);
+    }
     cell(std::to_string(r->count), kColumn);
     if (grouped_by_input_shape_) {
       out << "  ";
@@ -272,9 +364,10 @@ std::string profile::chrome_trace() {
   stop();
   const long long pid = static_cast<long long>(::getpid());
   int64_t origin = 0;
-  if (!events_.empty()) {
-    origin = events_.front().start_ns;
+  if (!events_.empty() || !memory_events_.empty()) {
+    origin = events_.empty() ? memory_events_.front().start_ns : events_.front().start_ns;
     for (const at::ProfilerEvent& e : events_) origin = std::min(origin, e.start_ns);
+    for (const at::ProfilerEvent& e : memory_events_) origin = std::min(origin, e.start_ns);
   }
   std::string out = "{\"displayTimeUnit\": \"ms\", \"traceEvents\": [\n";
   bool first = true;
@@ -374,6 +467,26 @@ std::string profile::chrome_trace() {
     out += ", \"id\": " + id + ", \"cat\": \"fwdbwd\", \"name\": \"fwdbwd\"}";
     begin_record("f", e.thread_id, e.start_ns);
     out += ", \"id\": " + id + ", \"cat\": \"fwdbwd\", \"name\": \"fwdbwd\", \"bp\": \"e\"}";
+  }
+  // Memory (See Note [Memory of a range]): an instant event per allocation
+  // and free on its thread's track, and a process counter of the bytes
+  // allocated (the recording's baseline plus every change since, in time
+  // order).
+  int64_t allocated = memory_baseline_;
+  for (const at::ProfilerEvent& m : memory_events_) {
+    allocated += m.alloc_size;
+    begin_record("i", m.thread_id, m.start_ns);
+    out += ", \"s\": \"t\", \"cat\": \"";
+    out += at::toString(m.scope);
+    out += "\", \"name\": \"[memory]\", \"args\": {\"Addr\": " + std::to_string(m.address) +
+           ", \"Bytes\": " + std::to_string(m.alloc_size) +
+           ", \"Total Allocated\": " + std::to_string(allocated) +
+           ", \"Device Type\": " + std::to_string(static_cast<int>(m.device_type)) +
+           ", \"Device Id\": " + std::to_string(m.device_index) + "}}";
+    out += ",\n{\"ph\": \"C\", \"pid\": " + std::to_string(pid) + ", \"ts\": " +
+           format_us(m.start_ns - origin) +
+           ", \"name\": \"CPU memory\", \"args\": {\"Allocated\": " +
+           std::to_string(allocated) + "}}";
   }
   out += "\n]}\n";
   return out;

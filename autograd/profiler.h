@@ -40,6 +40,11 @@ struct ProfilerOptions {
   // Record, for each range, the user ranges open around it (the trace's
   // "Call stack").
   bool with_stack = false;
+  // Record every allocation and free of tensor memory: the table gains the
+  // "CPU Mem" and "Self CPU Mem" columns (bytes allocated minus freed inside
+  // each range), the trace gains "[memory]" instant events and a counter of
+  // the bytes allocated.
+  bool profile_memory = false;
   // See Note [Profiler event cap] in registration/record_function.h.
   size_t max_events_per_thread = size_t{1} << 20;
 };
@@ -53,6 +58,11 @@ struct FunctionEventAvg {
   // time includes them.
   int64_t self_cpu_time_total_ns = 0;
   int64_t cpu_time_total_ns = 0;
+  // With profile_memory: bytes allocated minus bytes freed while the range
+  // ran, on its thread; self excludes the ranges nested inside. The row
+  // "[memory]" sums every allocation and free.
+  int64_t self_cpu_memory_usage = 0;
+  int64_t cpu_memory_usage = 0;
 };
 
 // torch::profiler::KeyAverages
@@ -65,9 +75,10 @@ class KeyAverages {
   int64_t self_cpu_time_total_ns() const;
 
   // A text table: Name, Self CPU %, Self CPU, CPU total %, CPU total,
-  // CPU time avg, # of Calls (and Input Shapes when grouped by them),
-  // sorted by `sort_by`, descending: one of "cpu_time_total",
-  // "self_cpu_time_total", "cpu_time" (the average), "count". At most
+  // CPU time avg, CPU Mem and Self CPU Mem (with profile_memory), # of
+  // Calls (and Input Shapes when grouped by them), sorted by `sort_by`,
+  // descending: one of "cpu_time_total", "self_cpu_time_total", "cpu_time"
+  // (the average), "count", "cpu_memory_usage", "self_cpu_memory_usage". At most
   // `row_limit` rows (all if negative).
   std::string table(const std::string& sort_by = "cpu_time_total",
                     int64_t row_limit = 100) const;
@@ -75,6 +86,7 @@ class KeyAverages {
  private:
   friend class profile;
   bool grouped_by_input_shape_ = false;
+  bool with_memory_ = false;
 };
 
 // torch::profiler::profile
@@ -93,6 +105,9 @@ class profile {
 
   // Every recorded range, all threads, sorted by thread, then start time.
   const std::vector<at::ProfilerEvent>& events();
+  // With profile_memory: every allocation and free (MEMORY events), in time
+  // order.
+  const std::vector<at::ProfilerEvent>& memory_events();
   // How many events the cap dropped.
   size_t dropped_events();
 
@@ -104,11 +119,18 @@ class profile {
   void export_chrome_trace(const std::string& path);
 
  private:
+  void attribute_memory();
+
   ProfilerOptions options_;
   bool recording_ = false;
   std::vector<at::ProfilerEvent> events_;
   // Per event, the index of the range it is nested in on its thread, or -1.
   std::vector<int64_t> parent_;
+  std::vector<at::ProfilerEvent> memory_events_;
+  // Per range: bytes allocated minus freed inside it, in total and itself.
+  std::vector<int64_t> memory_, self_memory_;
+  // The CPU allocator's bytes in use when the recording started.
+  int64_t memory_baseline_ = 0;
   size_t dropped_ = 0;
 };
 

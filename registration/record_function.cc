@@ -1,9 +1,12 @@
 #include "registration/record_function.h"
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <utility>
+
+#include "c10/core/Allocator.h"
 
 namespace c10 {
 namespace detail {
@@ -31,6 +34,10 @@ const char* toString(RecordScope scope) {
       return "backward";
     case RecordScope::USER_SCOPE:
       return "user_annotation";
+    case RecordScope::BACKEND:
+      return "backend";
+    case RecordScope::MEMORY:
+      return "cpu_instant_event";
   }
   return "unknown";
 }
@@ -68,7 +75,13 @@ std::atomic<uint64_t> g_generation{0};
 std::atomic<bool> g_record_shapes{false};
 std::atomic<bool> g_with_stack{false};
 
+// Set when the thread's ThreadState is destroyed at thread exit: a range or a
+// free after that (from another thread_local's destructor) is not recorded.
+// Trivially destructible, so it outlives every destructor of the thread.
+thread_local bool tls_state_destroyed = false;
+
 struct ThreadState {
+  ~ThreadState() { tls_state_destroyed = true; }
   uint64_t generation = ~uint64_t{0};
   std::shared_ptr<ThreadBuffer> buffer;
   std::shared_ptr<Session> session;
@@ -78,6 +91,7 @@ struct ThreadState {
 thread_local ThreadState tls_state;
 
 void push_event(ProfilerEvent&& event) {
+  if (tls_state_destroyed) return;
   ThreadState& state = tls_state;
   const uint64_t generation = g_generation.load(std::memory_order_acquire);
   if (state.generation != generation) {
@@ -107,6 +121,20 @@ void push_event(ProfilerEvent&& event) {
   state.buffer->events.push_back(std::move(event));
 }
 
+// The memory reporter installed while a session records memory.
+void report_memory(void* ptr, int64_t alloc_size, c10::Device device) {
+  ProfilerEvent event;
+  event.name = "[memory]";
+  event.scope = RecordScope::MEMORY;
+  event.thread_id = RecordFunction::currentThreadId();
+  event.start_ns = event.end_ns = now_ns();
+  event.address = reinterpret_cast<uintptr_t>(ptr);
+  event.alloc_size = alloc_size;
+  event.device_type = device.type();
+  event.device_index = device.index();
+  push_event(std::move(event));
+}
+
 }  // namespace
 
 void enable_recording(const RecordConfig& config) {
@@ -121,6 +149,7 @@ void enable_recording(const RecordConfig& config) {
   g_record_shapes.store(config.record_shapes, std::memory_order_relaxed);
   g_with_stack.store(config.with_stack, std::memory_order_relaxed);
   g_generation.fetch_add(1, std::memory_order_release);
+  if (config.profile_memory) c10::SetMemoryReporter(&report_memory);
   c10::detail::dispatch_hooks.fetch_or(c10::detail::kProfilerHook, std::memory_order_relaxed);
 }
 
@@ -131,6 +160,7 @@ std::vector<ProfilerEvent> disable_recording(size_t* dropped) {
     TORCH_CHECK(g_session, "profiler: no profiler is recording; start one first.");
     c10::detail::dispatch_hooks.fetch_and(~c10::detail::kProfilerHook,
                                           std::memory_order_relaxed);
+    if (g_session->config.profile_memory) c10::SetMemoryReporter(nullptr);
     session = std::move(g_session);
     g_session.reset();
     g_generation.fetch_add(1, std::memory_order_release);

@@ -66,6 +66,9 @@ enum class RecordScope : uint8_t {
   FUNCTION,           // an op called through the dispatcher
   BACKWARD_FUNCTION,  // an autograd Node run by the engine
   USER_SCOPE,         // RECORD_FUNCTION / RECORD_USER_SCOPE
+  BACKEND,            // a backend's own work (RECORD_BACKEND_SCOPE), e.g. a
+                      // oneDNN primitive's creation
+  MEMORY,             // an allocation or free ("[memory]"; profile_memory)
 };
 const char* toString(RecordScope scope);
 
@@ -96,6 +99,12 @@ struct ProfilerEvent {
   // With with_stack: the user ranges open around this one on its thread,
   // outermost first, joined by " > ".
   std::string stack;
+  // MEMORY events (start_ns == end_ns): the block's address, its size
+  // (negative for a free) and its device.
+  uint64_t address = 0;
+  int64_t alloc_size = 0;
+  c10::DeviceType device_type = c10::DeviceType::CPU;
+  int device_index = -1;
 
   int64_t duration_ns() const { return end_ns - start_ns; }
 };
@@ -104,6 +113,9 @@ struct ProfilerEvent {
 struct RecordConfig {
   bool record_shapes = false;
   bool with_stack = false;
+  // Record every allocation and free (c10::reportMemoryUsageToProfiler) as
+  // a MEMORY event.
+  bool profile_memory = false;
   // Note [Profiler event cap]
   // ~~~~~~~~~~~~~~~~~~~~~~~~~
   // Each thread keeps at most this many events per session; later ones are
@@ -188,6 +200,14 @@ class RecordFunction {
       ::at::RecordScope::USER_SCOPE);                                      \
   if (C10_UNLIKELY(EMBER_RF_CONCAT(ember_record_function_, __LINE__).isActive())) \
   EMBER_RF_CONCAT(ember_record_function_, __LINE__).before(name, inputs)
+
+// RECORD_BACKEND_SCOPE(name) — a range of a backend's own work (category
+// "backend" in the trace), e.g. creating a oneDNN primitive.
+#define RECORD_BACKEND_SCOPE(name)                                         \
+  ::at::RecordFunction EMBER_RF_CONCAT(ember_record_function_, __LINE__)(   \
+      ::at::RecordScope::BACKEND);                                         \
+  if (C10_UNLIKELY(EMBER_RF_CONCAT(ember_record_function_, __LINE__).isActive())) \
+  EMBER_RF_CONCAT(ember_record_function_, __LINE__).before(name)
 
 // RECORD_USER_SCOPE(name) — the same without inputs.
 #define RECORD_USER_SCOPE(name)                                            \

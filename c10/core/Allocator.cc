@@ -10,6 +10,16 @@ namespace c10 {
 
 void deleteNothing(void*) {}
 
+namespace detail {
+// Constant-initialized: allocations during static initialization read a
+// valid word.
+std::atomic<MemoryReporterFn> memory_reporter{nullptr};
+}  // namespace detail
+
+void SetMemoryReporter(MemoryReporterFn fn) {
+  detail::memory_reporter.store(fn, std::memory_order_relaxed);
+}
+
 DataPtr Allocator::clone(const void* data, size_t n) {
   DataPtr fresh = allocate(n);
   if (n > 0) copy_data(fresh.mutable_get(), data, n);

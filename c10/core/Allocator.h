@@ -237,6 +237,28 @@ struct AllocatorRegisterer {
   static ::c10::AllocatorRegisterer<t> g_allocator_registerer(f); \
   }
 
+// c10::reportMemoryUsageToProfiler
+//
+// Allocators call this on every allocation (`alloc_size` > 0) and free
+// (`alloc_size` < 0) of `ptr` on `device`, so that a profiler recording
+// memory (torch::profiler::ProfilerOptions::profile_memory) sees it. With no
+// reporter installed it costs one relaxed atomic load. Thread-safe.
+using MemoryReporterFn = void (*)(void* ptr, int64_t alloc_size, Device device);
+namespace detail {
+extern std::atomic<MemoryReporterFn> memory_reporter;
+}  // namespace detail
+inline void reportMemoryUsageToProfiler(void* ptr, int64_t alloc_size, Device device) {
+  const MemoryReporterFn fn = detail::memory_reporter.load(std::memory_order_relaxed);
+  if (C10_UNLIKELY(fn != nullptr)) fn(ptr, alloc_size, device);
+}
+// c10::SetMemoryReporter
+//
+// Installs the function reportMemoryUsageToProfiler calls (nullptr: none).
+// The profiler installs one while it records memory; a call that loaded the
+// old function just before a change may still run it once, so a reporter
+// must stay callable for the life of the process.
+void SetMemoryReporter(MemoryReporterFn fn);
+
 // c10::InefficientStdFunctionContext
 //
 // A DataPtr context that frees memory with an arbitrary std::function, for

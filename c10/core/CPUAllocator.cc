@@ -5,9 +5,11 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <limits>
 #include <mutex>
+#include <string>
 
 #include "c10/util/Exception.h"
 
@@ -142,21 +144,74 @@ size_t large_class(size_t nbytes) {
 
 bool is_large(size_t nbytes) { return nbytes >= kLargeMin && nbytes <= kLargeMax; }
 
+// Adds `delta` to a counter only its owner thread writes: a plain load and
+// store (relaxed atomics so that readers on other threads are race-free).
+template <typename T>
+inline void owner_add(std::atomic<T>& counter, T delta) {
+  counter.store(counter.load(std::memory_order_relaxed) + delta, std::memory_order_relaxed);
+}
+
 struct alignas(64) CountSlot {  // own cache line: no false sharing
   std::atomic<int64_t> count{0};
   std::atomic<int64_t> pending{0};
   std::atomic<int64_t> pending_max{0};
+  std::atomic<int64_t> frees{0};        // frees made on this thread, ever
+  std::atomic<int64_t> bytes_total{0};  // bytes allocated on this thread, ever
   bool in_use = false;        // guarded by g_slots_mutex
   CountSlot* next = nullptr;  // guarded by g_slots_mutex
   // Freed small blocks kept for reuse by the slot's owner; See Note [Small
-  // CPU blocks]. Touched only by the owning thread.
+  // CPU blocks]. The lists are touched only by the owning thread (or, for a
+  // slot no thread owns, under g_slots_mutex); the counts are atomics so
+  // that cpu_allocator_stats() can read them.
   SmallBlock* small_head = nullptr;
-  unsigned small_count = 0;
-  // Freed large blocks; See Note [Large CPU blocks]. Owner thread only.
+  std::atomic<unsigned> small_count{0};
+  // Freed large blocks; See Note [Large CPU blocks].
   LargeBlock* large_head = nullptr;
-  unsigned large_count = 0;
-  size_t large_bytes = 0;
+  std::atomic<unsigned> large_count{0};
+  std::atomic<size_t> large_bytes{0};  // their capacities
+  // The g_empty_epoch this slot's cache last honoured; owner only. See Note
+  // [Emptying the CPU cache].
+  uint64_t empty_epoch = 0;
 };
+
+// Note [Emptying the CPU cache]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A running thread's cached blocks are its own (no lock on the fast paths),
+// so cpu_allocator_empty_cache() cannot take them from another thread. It
+// frees its own thread's cache and those of slots no thread owns (under
+// g_slots_mutex, which a thread must hold to take a slot), and bumps
+// g_empty_epoch; every other thread compares the epoch on its large-block
+// paths (which cost a malloc-sized list walk anyway) and frees its cache
+// when it changed. Small blocks are at most 32 KiB per thread.
+std::atomic<uint64_t> g_empty_epoch{0};
+
+// Frees every cached block of `slot` (its owner, or under g_slots_mutex for
+// a slot no thread owns).
+void release_cache(CountSlot* slot) {
+  while (slot->small_head != nullptr) {
+    SmallBlock* block = slot->small_head;
+    slot->small_head = block->next;
+    std::free(block);
+  }
+  while (slot->large_head != nullptr) {
+    LargeBlock* block = slot->large_head;
+    slot->large_head = block->next;
+    std::free(block);
+  }
+  slot->small_count.store(0, std::memory_order_relaxed);
+  slot->large_count.store(0, std::memory_order_relaxed);
+  slot->large_bytes.store(0, std::memory_order_relaxed);
+}
+
+// Owner only: frees the slot's cache if an empty_cache() asked since the
+// last look.
+inline void honour_empty_cache(CountSlot* slot) {
+  const uint64_t epoch = g_empty_epoch.load(std::memory_order_relaxed);
+  if (C10_UNLIKELY(slot->empty_epoch != epoch)) {
+    slot->empty_epoch = epoch;
+    release_cache(slot);
+  }
+}
 
 // A cached block of exactly `capacity` bytes from `slot`, or nullptr.
 void* take_large(CountSlot* slot, size_t capacity) {
@@ -164,8 +219,8 @@ void* take_large(CountSlot* slot, size_t capacity) {
     LargeBlock* block = *link;
     if (block->capacity == capacity) {
       *link = block->next;
-      --slot->large_count;
-      slot->large_bytes -= capacity;
+      owner_add(slot->large_count, -1u);
+      owner_add(slot->large_bytes, -capacity);
       return block;
     }
   }
@@ -174,15 +229,16 @@ void* take_large(CountSlot* slot, size_t capacity) {
 
 // Keeps `raw` (of `capacity` bytes) on `slot`'s list if there is room.
 bool keep_large(CountSlot* slot, void* raw, size_t capacity) {
-  if (slot->large_count >= kLargeCapacity || slot->large_bytes + capacity > kLargeCacheBytes) {
+  if (slot->large_count.load(std::memory_order_relaxed) >= kLargeCapacity ||
+      slot->large_bytes.load(std::memory_order_relaxed) + capacity > kLargeCacheBytes) {
     return false;
   }
   auto* block = static_cast<LargeBlock*>(raw);
   block->next = slot->large_head;
   block->capacity = capacity;
   slot->large_head = block;
-  ++slot->large_count;
-  slot->large_bytes += capacity;
+  owner_add(slot->large_count, 1u);
+  owner_add(slot->large_bytes, capacity);
   return true;
 }
 
@@ -215,6 +271,7 @@ C10_NOINLINE CountSlot* acquire_slot() {
     g_slots_head = slot;
   }
   slot->in_use = true;
+  slot->empty_epoch = g_empty_epoch.load(std::memory_order_relaxed);
   tls_slot = slot;
   return slot;
 }
@@ -246,8 +303,8 @@ C10_NOINLINE void flush(CountSlot* slot, int64_t pending) {
 }
 
 void count_allocation(CountSlot* slot, int64_t nbytes) {
-  slot->count.store(slot->count.load(std::memory_order_relaxed) + 1,
-                    std::memory_order_relaxed);
+  owner_add(slot->count, int64_t{1});
+  owner_add(slot->bytes_total, nbytes);
   const int64_t pending = slot->pending.load(std::memory_order_relaxed) + nbytes;
   if (C10_UNLIKELY(pending >= kFlushBytes)) {
     flush(slot, pending);
@@ -260,12 +317,24 @@ void count_allocation(CountSlot* slot, int64_t nbytes) {
 }
 
 void count_free(CountSlot* slot, int64_t nbytes) {
+  owner_add(slot->frees, int64_t{1});
   const int64_t pending = slot->pending.load(std::memory_order_relaxed) - nbytes;
   if (C10_UNLIKELY(pending <= -kFlushBytes)) {
     flush(slot, pending);
     return;
   }
   slot->pending.store(pending, std::memory_order_relaxed);
+}
+
+C10_NOINLINE void report_to_profiler_slow(void* ptr, int64_t bytes) {
+  reportMemoryUsageToProfiler(ptr, bytes, Device(DeviceType::CPU));
+}
+
+// One relaxed load when no profiler records memory.
+inline void report_to_profiler(void* ptr, int64_t bytes) {
+  if (C10_UNLIKELY(detail::memory_reporter.load(std::memory_order_relaxed) != nullptr)) {
+    report_to_profiler_slow(ptr, bytes);
+  }
 }
 
 [[noreturn]] C10_NOINLINE void fail_allocation(size_t nbytes) {
@@ -307,13 +376,14 @@ void* alloc_cpu(size_t nbytes) {
     SmallBlock* block = slot->small_head;
     if (kSmallCacheEnabled && block != nullptr) {
       slot->small_head = block->next;
-      --slot->small_count;
+      owner_add(slot->small_count, -1u);
       raw = block;
     } else {
       raw = std::malloc(kSmallRaw);
     }
   } else if (kLargeCacheEnabled && is_large(nbytes)) {  // See Note [Large CPU blocks].
     const size_t capacity = large_class(nbytes);
+    honour_empty_cache(slot);
     raw = take_large(slot, capacity);
     if (raw == nullptr) raw = std::malloc(capacity + kCPUAlignment);
   } else {
@@ -327,6 +397,7 @@ void* alloc_cpu(size_t nbytes) {
   void* user = reinterpret_cast<void*>(user_address);
   *header_of(user) = BlockHeader{raw, nbytes};
   count_allocation(slot, static_cast<int64_t>(nbytes));
+  report_to_profiler(user, static_cast<int64_t>(nbytes));
   return user;
 }
 
@@ -335,17 +406,18 @@ void free_cpu(void* data) {
   const BlockHeader header = *header_of(data);
   CountSlot* slot = my_slot();
   count_free(slot, static_cast<int64_t>(header.nbytes));
+  report_to_profiler(data, -static_cast<int64_t>(header.nbytes));
   if (kSmallCacheEnabled && header.nbytes <= kSmallBytes &&
-      slot->small_count < kSmallCapacity) {
+      slot->small_count.load(std::memory_order_relaxed) < kSmallCapacity) {
     auto* block = static_cast<SmallBlock*>(header.raw);
     block->next = slot->small_head;
     slot->small_head = block;
-    ++slot->small_count;
+    owner_add(slot->small_count, 1u);
     return;
   }
-  if (kLargeCacheEnabled && is_large(header.nbytes) &&
-      keep_large(slot, header.raw, large_class(header.nbytes))) {
-    return;
+  if (kLargeCacheEnabled && is_large(header.nbytes)) {
+    honour_empty_cache(slot);
+    if (keep_large(slot, header.raw, large_class(header.nbytes))) return;
   }
   std::free(header.raw);
 }
@@ -369,7 +441,18 @@ CPUAllocatorStats cpu_allocator_stats() {
   int64_t total = g_flushed.load(std::memory_order_relaxed);
   for (CountSlot* slot = g_slots_head; slot != nullptr; slot = slot->next) {
     stats.allocation_count += slot->count.load(std::memory_order_relaxed);
+    stats.free_count += slot->frees.load(std::memory_order_relaxed);
+    stats.allocated_bytes_total += slot->bytes_total.load(std::memory_order_relaxed);
     total += slot->pending.load(std::memory_order_relaxed);
+    // What the cached blocks hold from malloc (Note [Small CPU blocks],
+    // Note [Large CPU blocks]: the alignment padding is part of the raw
+    // block).
+    const int64_t small = slot->small_count.load(std::memory_order_relaxed);
+    const int64_t large = slot->large_count.load(std::memory_order_relaxed);
+    stats.cached_blocks += small + large;
+    stats.cached_bytes += small * static_cast<int64_t>(kSmallRaw) +
+                          static_cast<int64_t>(slot->large_bytes.load(std::memory_order_relaxed)) +
+                          large * static_cast<int64_t>(kCPUAlignment);
   }
   int64_t peak = std::max(total, g_peak.load(std::memory_order_relaxed));
   for (CountSlot* slot = g_slots_head; slot != nullptr; slot = slot->next) {
@@ -393,6 +476,79 @@ void reset_cpu_allocator_peak() {
   }
   g_peak.store(total, std::memory_order_relaxed);
 }
+
+void cpu_allocator_empty_cache() {
+  // See Note [Emptying the CPU cache].
+  CountSlot* mine = my_slot();
+  std::lock_guard<std::mutex> lock(g_slots_mutex);
+  const uint64_t epoch = g_empty_epoch.fetch_add(1, std::memory_order_relaxed) + 1;
+  mine->empty_epoch = epoch;
+  for (CountSlot* slot = g_slots_head; slot != nullptr; slot = slot->next) {
+    if (slot == mine || !slot->in_use) release_cache(slot);
+  }
+}
+
+namespace {
+
+// A size as the summary prints it: whole units, the largest unit that
+// keeps at least 4 digits' worth below it (as PyTorch's tables: 1536 KiB,
+// then 2 MiB from 10 MiB).
+std::string format_size(int64_t bytes) {
+  static const char* const units[] = {"B  ", "KiB", "MiB", "GiB", "TiB"};
+  int64_t value = bytes;
+  size_t unit = 0;
+  while (unit + 1 < sizeof(units) / sizeof(units[0]) && (value >= 10240 || value <= -10240)) {
+    value /= 1024;
+    ++unit;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%7lld %s", static_cast<long long>(value), units[unit]);
+  return buf;
+}
+
+std::string format_count(int64_t n) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%11lld", static_cast<long long>(n));
+  return buf;
+}
+
+}  // namespace
+
+std::string memory_summary(const AllocatorStats& stats, const std::string& title) {
+  const std::string none = "          -";
+  const size_t width = 79;  // a row: "| " metric(22) "|" then 4 x " value(11) |"
+  const std::string bar = "|" + std::string(width, '=') + "|\n";
+  const std::string rule = "|" + std::string(width, '-') + "|\n";
+  auto centered = [&](const std::string& text) {
+    const size_t pad = text.size() < width ? width - text.size() : 0;
+    return "|" + std::string(pad / 2, ' ') + text + std::string(pad - pad / 2, ' ') + "|\n";
+  };
+  auto row = [](const char* metric, const std::string& cur, const std::string& peak,
+                const std::string& alloc, const std::string& freed) {
+    char buf[160];
+    std::snprintf(buf, sizeof(buf), "| %-22s| %s | %s | %s | %s |\n", metric, cur.c_str(),
+                  peak.c_str(), alloc.c_str(), freed.c_str());
+    return std::string(buf);
+  };
+  std::string out;
+  out += bar;
+  out += centered("Ember " + title + " memory summary");
+  out += bar;
+  out += row("Metric", "  Cur Usage", " Peak Usage", "  Tot Alloc", "  Tot Freed");
+  out += rule;
+  out += row("Allocated memory", format_size(stats.bytes_in_use), format_size(stats.peak_bytes),
+             format_size(stats.allocated_bytes_total), format_size(stats.freed_bytes_total()));
+  out += row("Cached free memory", format_size(stats.cached_bytes), none, none, none);
+  out += row("Reserved memory", format_size(stats.reserved_bytes()), none, none, none);
+  out += rule;
+  out += row("Active allocations", format_count(stats.active_blocks()), none,
+             format_count(stats.allocation_count), format_count(stats.free_count));
+  out += row("Cached free blocks", format_count(stats.cached_blocks), none, none, none);
+  out += bar;
+  return out;
+}
+
+std::string cpu_memory_summary() { return memory_summary(cpu_allocator_stats(), "CPU"); }
 
 namespace {
 // Registers the default allocator for DeviceType::CPU, priority 0, when the

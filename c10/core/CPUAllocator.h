@@ -3,20 +3,24 @@
 // Every CPU tensor's memory comes from here unless a backend registers a
 // replacement with a higher priority (SetCPUAllocator). Blocks are 64-byte
 // aligned, so vectorized kernels may use aligned loads on a storage's first
-// element. The allocator keeps counters (bytes in use and number of
-// allocations, exact; the peak, see cpu_allocator_stats) that tests and
-// memory profiling read:
+// element. The allocator keeps counters (bytes in use, the peak, totals) and
+// a per-thread cache of freed blocks, both readable, and the cache can be
+// released:
 //
 //   c10::DataPtr block = c10::GetCPUAllocator()->allocate(4096);
 //   c10::CPUAllocatorStats stats = c10::cpu_allocator_stats();
 //   // stats.bytes_in_use >= 4096
+//   std::cout << c10::cpu_memory_summary();   // a table, as PyTorch's memory_summary()
+//   c10::cpu_allocator_empty_cache();          // gives cached free blocks back to malloc
 //
-// Not a caching allocator: each allocate()/free goes to malloc, which is
-// already fast for small blocks.
+// Small (<= 64 bytes) and large (64 KiB to 64 MiB) freed blocks are kept for
+// reuse (See Note [Small CPU blocks] and Note [Large CPU blocks] in
+// CPUAllocator.cc); everything else goes straight back to malloc.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 #include "c10/core/Allocator.h"
 
@@ -59,13 +63,27 @@ void SetCPUAllocator(Allocator* alloc, uint8_t priority = 0);
 
 // c10::CPUAllocatorStats
 //
-// A snapshot of the default CPU allocator's counters. Sizes are the bytes
-// requested (not counting alignment padding or malloc's own overhead).
+// A snapshot of the default CPU allocator's counters. "Bytes" of blocks in
+// use are the bytes requested (not counting alignment padding or malloc's
+// own overhead); cached bytes are what the cached free blocks hold from
+// malloc. The same structure serves other devices' allocators
+// (c10::AllocatorStats).
 struct CPUAllocatorStats {
-  int64_t bytes_in_use;      // requested bytes not yet freed
-  int64_t peak_bytes;        // highest bytes_in_use since start or reset
-  int64_t allocation_count;  // successful non-zero allocations, ever
+  int64_t bytes_in_use = 0;           // requested bytes not yet freed
+  int64_t peak_bytes = 0;             // highest bytes_in_use since start or reset
+  int64_t allocation_count = 0;       // successful non-zero allocations, ever
+  int64_t free_count = 0;             // frees of those, ever
+  int64_t allocated_bytes_total = 0;  // bytes of all those allocations, ever
+  int64_t cached_bytes = 0;           // free blocks kept for reuse, all threads
+  int64_t cached_blocks = 0;          // how many blocks that is
+  // Blocks handed out now.
+  int64_t active_blocks() const { return allocation_count - free_count; }
+  // Bytes freed, ever.
+  int64_t freed_bytes_total() const { return allocated_bytes_total - bytes_in_use; }
+  // Memory the allocator holds from malloc (in use and cached, no padding).
+  int64_t reserved_bytes() const { return bytes_in_use + cached_bytes; }
 };
+using AllocatorStats = CPUAllocatorStats;
 
 // c10::cpu_allocator_stats
 //
@@ -82,5 +100,28 @@ CPUAllocatorStats cpu_allocator_stats();
 // Sets peak_bytes to the current bytes_in_use. Thread-safe, but a peak
 // reached by a concurrent allocation during the reset may be lost.
 void reset_cpu_allocator_peak();
+
+// c10::cpu_allocator_empty_cache
+//
+// Gives the cached free blocks back to malloc (as torch.cuda.empty_cache()
+// does for its device): at once for the calling thread's cache and for those
+// of threads that have exited; a thread still running releases its cache at
+// its next allocation or free of a large block (a running thread's cache
+// is touched by that thread alone). Blocks in use are not affected.
+// Thread-safe.
+void cpu_allocator_empty_cache();
+
+// c10::memory_summary
+//
+// A text table of `stats`, as PyTorch's torch.cuda.memory_summary(): for
+// allocated, cached and reserved memory and for blocks, the current value,
+// the peak, and totals allocated and freed. `title` names the device
+// ("CPU"). Sizes are printed in B/KiB/MiB/GiB.
+std::string memory_summary(const AllocatorStats& stats, const std::string& title);
+
+// c10::cpu_memory_summary
+//
+// memory_summary(cpu_allocator_stats(), "CPU").
+std::string cpu_memory_summary();
 
 }  // namespace c10

@@ -23,6 +23,7 @@
 
 #include <torch/torch.h>
 
+#include "c10/core/CPUAllocator.h"
 #include "tests/support/error_of.h"
 
 namespace {
@@ -163,6 +164,8 @@ struct TraceSummary {
   std::multiset<std::string> names;  // of begin events
   size_t flows = 0;
   std::map<std::string, std::string> flow_targets;  // forward op -> backward Node
+  std::vector<double> memory_bytes;  // of [memory] instant events, in order
+  std::vector<double> counters;      // the "CPU memory" counter's values
 };
 
 // Checks the trace's structure and returns what it holds.
@@ -183,6 +186,10 @@ TraceSummary checkTrace(const std::string& text) {
   for (const Json& e : events.array) {
     const std::string ph = e.at("ph").string;
     if (ph == "M") continue;
+    if (ph == "C") {  // a process counter: no thread
+      summary.counters.push_back(e.at("args").at("Allocated").number);
+      continue;
+    }
     const double tid = e.at("tid").number;
     const double ts = e.at("ts").number;
     if (ph == "B" || ph == "E") {
@@ -204,6 +211,10 @@ TraceSummary checkTrace(const std::string& text) {
       }
     } else if (ph == "s") {
       flow_start[e.at("id").number] = {tid, ts};
+    } else if (ph == "i") {
+      EXPECT_EQ(e.at("name").string, "[memory]");
+      EXPECT_EQ(e.at("s").string, "t");
+      summary.memory_bytes.push_back(e.at("args").at("Bytes").number);
     } else if (ph == "f") {
       EXPECT_EQ(e.at("bp").string, "e");
       flow_end[e.at("id").number] = {tid, ts};
@@ -383,6 +394,7 @@ TEST(Profiler, RecordsEveryThreadSafely) {
   torch::profiler::ProfilerOptions options;
   options.record_shapes = true;
   options.with_stack = true;
+  options.profile_memory = true;
   torch::profiler::profile prof(options);
   std::vector<std::thread> threads;
   for (int k = 0; k < kThreads; ++k) {
@@ -402,7 +414,75 @@ TEST(Profiler, RecordsEveryThreadSafely) {
   }
   EXPECT_EQ(negs_per_thread.size(), static_cast<size_t>(kThreads));
   for (const auto& [tid, n] : negs_per_thread) EXPECT_EQ(n, kOps) << "thread " << tid;
-  checkTrace(prof.chrome_trace());
+  // Every neg's result was allocated and freed on its thread.
+  std::map<uint64_t, int> allocations_per_thread;
+  for (const auto& m : prof.memory_events()) {
+    if (m.alloc_size == 64) ++allocations_per_thread[m.thread_id];
+  }
+  EXPECT_EQ(allocations_per_thread.size(), static_cast<size_t>(kThreads));
+  for (const auto& [tid, n] : allocations_per_thread) EXPECT_EQ(n, kOps) << "thread " << tid;
+  const TraceSummary s = checkTrace(prof.chrome_trace());
+  EXPECT_EQ(s.memory_bytes.size(), prof.memory_events().size());
+}
+
+// profile_memory: each allocation and free belongs to the innermost range
+// open on its thread and to the ranges around it (Note [Memory of a
+// range]); the trace shows each as an instant event and counts the bytes
+// allocated from the allocator's figure at the start.
+TEST(Profiler, MemoryIsAttributedToTheRangesThatAllocatedAndFreedIt) {
+  torch::profiler::ProfilerOptions options;
+  options.profile_memory = true;
+  at::Tensor kept;
+  const int64_t before = c10::cpu_allocator_stats().bytes_in_use;
+  torch::profiler::profile prof(options);
+  {
+    RECORD_USER_SCOPE("outer");
+    kept = at::zeros({1000});           // 4000 bytes, kept
+    at::Tensor temp = at::ones({500});  // 2000 bytes, freed by "outer" itself
+  }
+  prof.stop();
+  std::vector<int64_t> sizes;
+  for (const auto& m : prof.memory_events()) sizes.push_back(m.alloc_size);
+  EXPECT_EQ(sizes, (std::vector<int64_t>{4000, 2000, -2000}));
+  EXPECT_EQ(prof.memory_events()[0].address, reinterpret_cast<uintptr_t>(kept.data_ptr()));
+  EXPECT_EQ(prof.memory_events()[0].device_type, c10::DeviceType::CPU);
+
+  const torch::profiler::KeyAverages avg = prof.key_averages();
+  std::map<std::string, torch::profiler::FunctionEventAvg> rows;
+  for (const auto& r : avg.rows) rows[r.key] = r;
+  ASSERT_TRUE(rows.count("outer") && rows.count("aten::zeros") && rows.count("aten::ones") &&
+              rows.count("[memory]"));
+  EXPECT_EQ(rows["outer"].cpu_memory_usage, 4000);
+  EXPECT_EQ(rows["outer"].self_cpu_memory_usage, -2000);
+  EXPECT_EQ(rows["aten::zeros"].cpu_memory_usage, 4000);
+  EXPECT_EQ(rows["aten::ones"].cpu_memory_usage, 2000);
+  EXPECT_EQ(rows["[memory]"].count, 3);
+  EXPECT_EQ(rows["[memory]"].cpu_memory_usage, 4000);
+  const std::string table = avg.table("cpu_memory_usage");
+  EXPECT_THAT(table, HasSubstr("CPU Mem"));
+  EXPECT_THAT(table, HasSubstr("Self CPU Mem"));
+  EXPECT_THAT(table, HasSubstr("3.91 Kb"));
+  EXPECT_THAT(table, HasSubstr("-1.95 Kb"));
+  // Sorted by memory: "outer", "aten::zeros" and "[memory]" (4000) come
+  // before "aten::ones" (2000).
+  EXPECT_LT(table.find("outer"), table.find("aten::ones"));
+
+  const TraceSummary s = checkTrace(prof.chrome_trace());
+  EXPECT_EQ(s.memory_bytes, (std::vector<double>{4000, 2000, -2000}));
+  EXPECT_EQ(s.counters, (std::vector<double>{static_cast<double>(before + 4000),
+                                             static_cast<double>(before + 6000),
+                                             static_cast<double>(before + 4000)}));
+}
+
+TEST(Profiler, WithoutProfileMemoryNothingIsRecordedAndTheTableHasNoMemoryColumns) {
+  torch::profiler::profile prof;
+  at::Tensor t = at::zeros({1000});
+  prof.stop();
+  EXPECT_TRUE(prof.memory_events().empty());
+  const std::string table = prof.key_averages().table();
+  EXPECT_THAT(table, testing::Not(HasSubstr("CPU Mem")));
+  EXPECT_THAT(errorOf([&] { (void)prof.key_averages().table("cpu_mem"); }),
+              HasSubstr("\"cpu_memory_usage\", \"self_cpu_memory_usage\""));
 }
 
 struct CountingHandler : c10::WarningHandler {

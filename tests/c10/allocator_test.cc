@@ -6,6 +6,9 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <condition_variable>
+#include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -436,4 +439,139 @@ TEST(Allocator, CloneCopiesTheBytesIntoAFreshBlock) {
   alloc->copy_data(original.get(), copy.get(), 0);  // 0 bytes: nothing to copy
   DataPtr empty = alloc->clone(nullptr, 0);
   EXPECT_EQ(empty.device(), c10::Device(c10::kCPU));
+}
+
+// The totals behind memory_summary(): allocations, frees and bytes ever.
+TEST(CPUAllocator, StatsCountFreesAndTotalBytes) {
+  c10::Allocator* alloc = c10::GetCPUAllocator();
+  const c10::CPUAllocatorStats base = c10::cpu_allocator_stats();
+  {
+    DataPtr a = alloc->allocate(100);
+    DataPtr b = alloc->allocate(size_t{200} << 10);
+    const c10::CPUAllocatorStats s = c10::cpu_allocator_stats();
+    EXPECT_EQ(s.active_blocks(), base.active_blocks() + 2);
+    EXPECT_EQ(s.free_count, base.free_count);
+  }
+  const c10::CPUAllocatorStats s = c10::cpu_allocator_stats();
+  EXPECT_EQ(s.allocation_count, base.allocation_count + 2);
+  EXPECT_EQ(s.free_count, base.free_count + 2);
+  EXPECT_EQ(s.allocated_bytes_total, base.allocated_bytes_total + 100 + (200 << 10));
+  EXPECT_EQ(s.freed_bytes_total(), base.freed_bytes_total() + 100 + (200 << 10));
+  EXPECT_EQ(s.active_blocks(), base.active_blocks());
+  EXPECT_EQ(s.reserved_bytes(), s.bytes_in_use + s.cached_bytes);
+}
+
+// A freed large block stays cached (counted in cached_bytes, not in
+// bytes_in_use) until cpu_allocator_empty_cache() gives it back; a running
+// thread's cache goes at its next large-block operation (Note [Emptying the
+// CPU cache]).
+TEST(CPUAllocator, EmptyCacheReleasesCachedBlocksOfThisAndOtherThreads) {
+  if (!kCachesOn) GTEST_SKIP() << "the block caches are off under AddressSanitizer";
+  c10::Allocator* alloc = c10::GetCPUAllocator();
+  constexpr size_t kBlock = size_t{1} << 20;  // a size class of its own
+  c10::cpu_allocator_empty_cache();
+  const c10::CPUAllocatorStats empty = c10::cpu_allocator_stats();
+  EXPECT_EQ(empty.cached_bytes, 0);  // no other thread runs in this test
+  EXPECT_EQ(empty.cached_blocks, 0);
+  alloc->allocate(kBlock).clear();
+  c10::CPUAllocatorStats s = c10::cpu_allocator_stats();
+  EXPECT_EQ(s.cached_blocks, 1);
+  EXPECT_EQ(s.cached_bytes, static_cast<int64_t>(kBlock + c10::kCPUAlignment));
+  EXPECT_EQ(s.bytes_in_use, empty.bytes_in_use);
+  EXPECT_THAT(c10::cpu_memory_summary(), HasSubstr("| Cached free blocks    |           1 |"));
+  c10::cpu_allocator_empty_cache();
+  EXPECT_EQ(c10::cpu_allocator_stats().cached_bytes, 0);
+
+  // Another thread caches a block and waits while this one empties the cache.
+  std::mutex mutex;
+  std::condition_variable cv;
+  int stage = 0;
+  std::thread other([&] {
+    c10::GetCPUAllocator()->allocate(kBlock).clear();  // cached on `other`
+    std::unique_lock<std::mutex> lock(mutex);
+    stage = 1;
+    cv.notify_all();
+    cv.wait(lock, [&] { return stage == 2; });
+    lock.unlock();
+    // The next large operation frees the old cache first, then caches the
+    // block it frees: one block remains.
+    c10::GetCPUAllocator()->allocate(kBlock).clear();
+    lock.lock();
+    stage = 3;
+    cv.notify_all();
+    cv.wait(lock, [&] { return stage == 4; });
+  });
+  std::unique_lock<std::mutex> lock(mutex);
+  cv.wait(lock, [&] { return stage == 1; });
+  EXPECT_EQ(c10::cpu_allocator_stats().cached_blocks, 1);
+  c10::cpu_allocator_empty_cache();
+  EXPECT_EQ(c10::cpu_allocator_stats().cached_blocks, 1);  // still running: not taken
+  stage = 2;
+  cv.notify_all();
+  cv.wait(lock, [&] { return stage == 3; });
+  EXPECT_EQ(c10::cpu_allocator_stats().cached_blocks, 1);
+  EXPECT_EQ(c10::cpu_allocator_stats().cached_bytes,
+            static_cast<int64_t>(kBlock + c10::kCPUAlignment));
+  stage = 4;
+  cv.notify_all();
+  lock.unlock();
+  other.join();
+  // `other` has exited: its slot's cache is released at once.
+  c10::cpu_allocator_empty_cache();
+  EXPECT_EQ(c10::cpu_allocator_stats().cached_bytes, 0);
+}
+
+TEST(CPUAllocator, MemorySummaryPrintsEveryRowInWholeUnits) {
+  c10::AllocatorStats stats;
+  stats.bytes_in_use = 1536;
+  stats.peak_bytes = 20 << 10;
+  stats.allocation_count = 7;
+  stats.free_count = 5;
+  stats.allocated_bytes_total = int64_t{300} << 20;
+  stats.cached_bytes = int64_t{5} << 30;
+  stats.cached_blocks = 3;
+  const std::string text = c10::memory_summary(stats, "CPU");
+  EXPECT_THAT(text, HasSubstr("Ember CPU memory summary"));
+  EXPECT_THAT(text, HasSubstr("| Metric                |   Cur Usage |  Peak Usage |"
+                              "   Tot Alloc |   Tot Freed |"));
+  EXPECT_THAT(text, HasSubstr("| Allocated memory      |    1536 B   |      20 KiB |"
+                              "     300 MiB |     299 MiB |"));
+  EXPECT_THAT(text, HasSubstr("| Cached free memory    |    5120 MiB |"));
+  EXPECT_THAT(text, HasSubstr("| Reserved memory       |    5120 MiB |"));
+  EXPECT_THAT(text, HasSubstr("| Active allocations    |           2 |           - |"
+                              "           7 |           5 |"));
+  EXPECT_THAT(text, HasSubstr("| Cached free blocks    |           3 |"));
+}
+
+namespace {
+struct Reported {
+  void* ptr;
+  int64_t bytes;
+  c10::Device device;
+};
+std::vector<Reported>* g_reported = nullptr;
+void record_report(void* ptr, int64_t bytes, c10::Device device) {
+  if (g_reported != nullptr) g_reported->push_back({ptr, bytes, device});
+}
+}  // namespace
+
+// The profiler's memory hook sees each allocation and free with its size.
+TEST(CPUAllocator, MemoryReporterSeesAllocationsAndFrees) {
+  std::vector<Reported> reported;
+  g_reported = &reported;
+  c10::SetMemoryReporter(&record_report);
+  void* data = nullptr;
+  {
+    DataPtr a = c10::GetCPUAllocator()->allocate(100);
+    data = a.get();
+  }
+  c10::SetMemoryReporter(nullptr);
+  DataPtr unseen = c10::GetCPUAllocator()->allocate(100);
+  g_reported = nullptr;
+  ASSERT_EQ(reported.size(), 2u);
+  EXPECT_EQ(reported[0].ptr, data);
+  EXPECT_EQ(reported[0].bytes, 100);
+  EXPECT_EQ(reported[0].device, c10::Device(c10::kCPU));
+  EXPECT_EQ(reported[1].ptr, data);
+  EXPECT_EQ(reported[1].bytes, -100);
 }

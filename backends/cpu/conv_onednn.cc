@@ -16,6 +16,7 @@
 #include "backends/cpu/conv_impl.h"
 #include "backends/cpu/onednn.h"
 #include "c10/util/Exception.h"
+#include "registration/record_function.h"
 
 namespace ember::cpu::conv_detail {
 namespace {
@@ -173,6 +174,7 @@ Entry& forward_entry(const ConvGeometry& g, const at::Tensor& x, const at::Tenso
   thread_local Cache cache;
   Entry& e = cached(cache, make_key(Kind::kForward, g, x, y, with_bias));
   if (!e.prim) {
+    RECORD_BACKEND_SCOPE("oneDNN::create convolution_forward");
     const auto pd = forward_pd(g, with_bias);
     e.in0 = make_step(user_md(x), pd.src_desc());
     e.in1 = make_step(user_weight_md(g), pd.weights_desc());
@@ -187,6 +189,7 @@ Entry& data_entry(const ConvGeometry& g, const at::Tensor& dy, const at::Tensor&
   thread_local Cache cache;
   Entry& e = cached(cache, make_key(Kind::kBackwardData, g, dy, dx, false));
   if (!e.prim) {
+    RECORD_BACKEND_SCOPE("oneDNN::create convolution_backward_data");
     const Strides s = strides_of(g);
     const dnnl::convolution_backward_data::desc d(
         dnnl::algorithm::convolution_direct, any_md({g.N, g.Cx, g.Hx, g.Wx}),
@@ -207,6 +210,7 @@ Entry& weights_entry(const ConvGeometry& g, const at::Tensor& x, const at::Tenso
   thread_local Cache cache;
   Entry& e = cached(cache, make_key(Kind::kBackwardWeights, g, x, dy, with_bias));
   if (!e.prim) {
+    RECORD_BACKEND_SCOPE("oneDNN::create convolution_backward_weights");
     const Strides s = strides_of(g);
     const auto alg = dnnl::algorithm::convolution_direct;
     const auto x_md = any_md({g.N, g.Cx, g.Hx, g.Wx});

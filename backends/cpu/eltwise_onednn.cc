@@ -8,6 +8,7 @@
 #include "aten/Functions.h"
 #include "backends/cpu/onednn.h"
 #include "backends/cpu/parallel.h"
+#include "registration/record_function.h"
 
 namespace ember::cpu {
 namespace {
@@ -84,6 +85,7 @@ at::Tensor onednn_unary(dnnl::algorithm alg, float alpha, float beta, const at::
   const dnnl::memory::desc md({n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
   if (it == cache.end()) {
     if (cache.size() > 64) cache.clear();
+    RECORD_BACKEND_SCOPE("oneDNN::create eltwise_forward");
     const dnnl::eltwise_forward::desc desc(dnnl::prop_kind::forward_inference, alg, md, alpha,
                                            beta);
     const dnnl::eltwise_forward::primitive_desc pd(desc, onednn_engine());

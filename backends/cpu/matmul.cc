@@ -15,6 +15,7 @@
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/onednn.h"
 #include "backends/cpu/parallel.h"
+#include "registration/record_function.h"
 
 namespace ember::cpu {
 
@@ -173,6 +174,7 @@ void onednn_matmul(const Tensor& a, const Tensor& w, const Tensor* bias,
   }
   if (it == cache.end()) {
     if (cache.size() > 256) cache.clear();
+    RECORD_BACKEND_SCOPE("oneDNN::create matmul");
     dnnl::primitive_attr attr;
     if (alpha != 1.0f) attr.set_output_scales(0, {alpha});
     auto desc = bias ? dnnl::matmul::desc(a_md, w_md, bias_md, c_md)

@@ -1,6 +1,7 @@
 #include "nn/optim/adam.h"
 
 #include "nn/optim/adam_common.h"
+#include "registration/record_function.h"
 
 namespace torch {
 namespace optim {
@@ -34,6 +35,7 @@ void Adam::check_group_options(const OptimizerOptions& options) const {
 }
 
 at::Tensor Adam::step(LossClosure closure) {
+  RECORD_USER_SCOPE("Optimizer.step#Adam.step");
   NoGradGuard no_grad;
   at::Tensor loss;
   if (closure != nullptr) {

@@ -1,6 +1,7 @@
 #include "nn/optim/adamw.h"
 
 #include "nn/optim/adam_common.h"
+#include "registration/record_function.h"
 
 namespace torch {
 namespace optim {
@@ -34,6 +35,7 @@ void AdamW::check_group_options(const OptimizerOptions& options) const {
 }
 
 at::Tensor AdamW::step(LossClosure closure) {
+  RECORD_USER_SCOPE("Optimizer.step#AdamW.step");
   NoGradGuard no_grad;
   at::Tensor loss;
   if (closure != nullptr) {

@@ -6,6 +6,7 @@
 #include "aten/Functions.h"
 #include "autograd/grad_mode.h"
 #include "c10/util/Exception.h"
+#include "registration/record_function.h"
 
 namespace torch {
 namespace optim {
@@ -109,6 +110,7 @@ void Optimizer::add_param_group(const OptimizerParamGroup& param_group) {
 }
 
 void Optimizer::zero_grad(bool set_to_none) {
+  RECORD_USER_SCOPE("Optimizer.zero_grad");
   for (auto& group : param_groups_) {
     for (auto& p : group.params()) {
       at::Tensor& grad = p.mutable_grad();

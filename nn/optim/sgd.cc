@@ -3,6 +3,7 @@
 #include "aten/Functions.h"
 #include "autograd/grad_mode.h"
 #include "c10/util/Exception.h"
+#include "registration/record_function.h"
 
 namespace torch {
 namespace optim {
@@ -80,6 +81,7 @@ void SGD::check_group_options(const OptimizerOptions& options) const {
 }
 
 at::Tensor SGD::step(LossClosure closure) {
+  RECORD_USER_SCOPE("Optimizer.step#SGD.step");
   NoGradGuard no_grad;
   at::Tensor loss;
   if (closure != nullptr) {

@@ -39,6 +39,24 @@ check profile 0 "Self CPU time total: " -- --train_samples=300 --test_samples=10
 if ! grep -q '"ph": "f"' "$tmp/trace.json" || ! grep -q 'ProfilerStep#1' "$tmp/trace.json"; then
   echo "FAIL profile: $tmp/trace.json has no flow or no second step"; fail=1
 fi
+# The trace also holds memory, the optimizer's steps, the loader's batches
+# (on its worker's track) and oneDNN's primitive creations; the table has
+# the memory columns.
+for what in '"name": "\[memory\]"' '"name": "CPU memory"' 'Optimizer.step#SGD.step' \
+    'DataLoader worker: get_batch' 'oneDNN::create matmul' '"cat": "backend"'; do
+  if ! grep -q "$what" "$tmp/trace.json"; then
+    echo "FAIL profile: $tmp/trace.json has no $what"; fail=1
+  fi
+done
+if ! grep -q "Self CPU Mem" "$tmp/out"; then
+  echo "FAIL profile: the table has no memory columns:"; cat "$tmp/out"; fail=1
+fi
+# --memory-report: the categories and the allocator's summary.
+check memory_report 0 "  parameters and buffers                         2.04 MiB" -- \
+  --train_samples=300 --test_samples=100 --epochs=1 --threads=1 --memory-report
+if ! grep -q "Ember CPU memory summary" "$tmp/out" || ! grep -q "peak during a training step" "$tmp/out"; then
+  echo "FAIL memory_report:"; cat "$tmp/out"; fail=1
+fi
 if ! head -1 "$tmp/g.dot" | grep -q '^digraph autograd {' || ! grep -q 'label="1.weight' "$tmp/g.dot"; then
   echo "FAIL graph:"; cat "$tmp/g.dot"; fail=1
 fi

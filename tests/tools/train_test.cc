@@ -72,6 +72,47 @@ TEST(Train, MlpLearnsFashionMnistSliceWithinSeconds) {
   EXPECT_EQ(r.dataset_bytes, (6000 + 2000) * (784 * 4 + 8));
 }
 
+// --memory-report (Note [What --memory-report measures]): each category
+// is what the allocator counted while it was made, so it equals the bytes
+// of the tensors it made; a missed reset, a wrong mark or a category read at
+// the wrong moment breaks an equality.
+TEST(Train, MemoryReportMeasuresEachCategory) {
+  Config c = quick();
+  c.train_samples = 1000;
+  c.test_samples = 500;
+  c.batch_size = 100;
+  c.memory_report = true;
+  std::ostringstream out;
+  const tools::train::Result r = tools::train::train(c, out);
+  const tools::train::MemoryReport& m = r.memory;
+  ASSERT_TRUE(m.measured);
+  const int64_t params = 4 * (784 * 512 + 512 + 512 * 256 + 256 + 256 * 10 + 10);
+  EXPECT_EQ(m.dataset, r.dataset_bytes);
+  EXPECT_EQ(m.parameters, params);
+  EXPECT_EQ(m.gradients, params);
+  EXPECT_EQ(m.optimizer_state, params);  // SGD's momentum buffers
+  // Forward keeps the three layers' inputs and outputs of a batch of 100:
+  // at least the outputs (512 + 256 + 10 floats per sample).
+  EXPECT_GE(m.activations, 100 * (512 + 256 + 10) * 4);
+  EXPECT_LT(m.activations, 100 * 4 * 4 * (784 + 512 + 256 + 10));
+  EXPECT_GT(m.other_at_peak(), 0);  // the batch in flight, at least
+  EXPECT_THAT(out.str(), HasSubstr("  parameters and buffers                         2.04 MiB\n"));
+  EXPECT_THAT(out.str(), HasSubstr("  optimizer state                                2.04 MiB\n"));
+  EXPECT_THAT(out.str(), HasSubstr("Ember CPU memory summary"));
+  // Adam keeps two moments per parameter (and a step count per tensor).
+  c.optimizer = "adam";
+  c.lr = 0.001;
+  std::ostringstream adam_out;
+  const tools::train::Result adam = tools::train::train(c, adam_out);
+  EXPECT_GE(adam.memory.optimizer_state, 2 * params);
+  EXPECT_LE(adam.memory.optimizer_state, 2 * params + 6 * 64);
+  // Off unless asked.
+  c.memory_report = false;
+  std::ostringstream plain;
+  EXPECT_FALSE(tools::train::train(c, plain).memory.measured);
+  EXPECT_THAT(plain.str(), testing::Not(HasSubstr("memory report")));
+}
+
 TEST(Train, AdamAndCnnRun) {
   Config c = quick();
   c.model = "cnn";

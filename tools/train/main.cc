@@ -43,6 +43,9 @@ ABSL_FLAG(int64_t, profile_steps, 5, "training steps the profiler records (with 
 ABSL_FLAG(std::string, graph, "",
           "write the autograd graph of the first training step here: Graphviz DOT, or a "
           "picture drawn by Graphviz's dot when the name ends in .png");
+ABSL_FLAG(bool, memory_report, false,
+          "measure tensor memory by category (data set, parameters, gradients, optimizer "
+          "state, activations, the peak of a step) and print it with the allocator's summary");
 ABSL_FLAG(int64_t, train_samples, 0, "train on the first N images only (0 = all)");
 ABSL_FLAG(int64_t, test_samples, 0, "test on the first N images only (0 = all)");
 ABSL_FLAG(std::string, progress, "auto",
@@ -123,6 +126,7 @@ int main(int argc, char** argv) {
     c.profile = absl::GetFlag(FLAGS_profile);
     c.profile_steps = absl::GetFlag(FLAGS_profile_steps);
     c.graph = absl::GetFlag(FLAGS_graph);
+    c.memory_report = absl::GetFlag(FLAGS_memory_report);
     c.train_samples = absl::GetFlag(FLAGS_train_samples);
     c.test_samples = absl::GetFlag(FLAGS_test_samples);
     const std::string progress = absl::GetFlag(FLAGS_progress);

@@ -449,6 +449,12 @@ Result train(const Config& config, std::ostream& out) {
   at::set_num_threads(static_cast<int>(threads));
   torch::manual_seed(config.seed);
 
+  Result result;
+  // --memory-report: See Note [What --memory-report measures].
+  MemoryReport& memory = result.memory;
+  memory.measured = config.memory_report;
+  int64_t mark = memory.measured ? tensor_bytes_in_use() : 0;
+
   // Data, decoded once (only the samples asked for) and normalised in place
   // with the training set's statistics.
   const DataKind kind = detect_data(config.data);
@@ -470,12 +476,16 @@ Result train(const Config& config, std::ostream& out) {
   const std::vector<int64_t> image_shape(train_split.images.sizes().begin() + 1,
                                          train_split.images.sizes().end());
 
-  Result result;
+  if (memory.measured) {
+    memory.dataset = tensor_bytes_in_use() - mark;
+    mark = tensor_bytes_in_use();
+  }
   result.dataset_bytes =
       train_split.images.nbytes() + train_split.targets.nbytes() + test_split.images.nbytes() +
       test_split.targets.nbytes();
 
   torch::nn::Sequential model = make_model(config.model, image_shape);
+  if (memory.measured) memory.parameters = tensor_bytes_in_use() - mark;
   for (const at::Tensor& p : model->parameters()) {
     result.parameters += p.numel();
     result.model_bytes += p.nbytes();
@@ -520,9 +530,11 @@ Result train(const Config& config, std::ostream& out) {
   torch::profiler::ProfilerOptions profiler_options;
   profiler_options.record_shapes = true;
   profiler_options.with_stack = true;
+  profiler_options.profile_memory = true;
   std::unique_ptr<torch::profiler::profile> profiler;
   int64_t profiled_steps = 0;
   bool graph_written = false;
+  int64_t measured_steps = 0;  // --memory-report
   at::Tensor last_loss;
   for (int64_t epoch = static_cast<int64_t>(result.epochs.size()) + 1; epoch <= config.epochs;
        ++epoch) {
@@ -540,14 +552,34 @@ Result train(const Config& config, std::ostream& out) {
         // One range per profiled step, as PyTorch's profiler names them.
         RECORD_USER_SCOPE(profiler ? "ProfilerStep#" + std::to_string(profiled_steps) : "");
         optimizer->zero_grad();
+        const bool first_step = measured_steps == 0;
+        if (memory.measured) {
+          mark = tensor_bytes_in_use();
+          c10::reset_cpu_allocator_peak();
+        }
         at::Tensor loss = F::cross_entropy(model->forward(batch.data), batch.target);
+        if (memory.measured && first_step) memory.activations = tensor_bytes_in_use() - mark;
         if (!config.graph.empty() && !graph_written) {
           write_graph(config.graph, loss, model);
           graph_written = true;
         }
         loss.backward();
+        if (memory.measured && first_step) {
+          for (const at::Tensor& p : model->parameters()) {
+            if (p.grad().defined()) memory.gradients += p.grad().nbytes();
+          }
+          mark = tensor_bytes_in_use();
+        }
         optimizer->step();
         last_loss = loss;
+        if (memory.measured) {
+          if (first_step) memory.optimizer_state = tensor_bytes_in_use() - mark;
+          // The first step's peak counts only when it is the only one: the
+          // optimizer state does not exist during its forward and backward.
+          const int64_t peak = c10::cpu_allocator_stats().peak_bytes;
+          memory.step_peak = measured_steps == 1 ? peak : std::max(memory.step_peak, peak);
+          ++measured_steps;
+        }
       }
       if (profiler && ++profiled_steps == config.profile_steps) {
         finish_profile(config.profile, *profiler, out);
@@ -593,6 +625,7 @@ Result train(const Config& config, std::ostream& out) {
   if (!config.metrics.empty()) write_metrics(config.metrics, result.epochs);
   if (!config.plot.empty()) plot_png(config.plot, result.epochs);
   result.peak_rss_bytes = peak_rss_bytes();
+  if (memory.measured) out << memory_report_text(memory);
   return result;
 }
 

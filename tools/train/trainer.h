@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "tools/train/memory_report.h"
+
 namespace tools {
 namespace train {
 
@@ -38,6 +40,7 @@ struct Config {
   std::string profile;              // Chrome trace of the first profile_steps steps
   int64_t profile_steps = 5;        // steps the profiler records (with `profile`)
   std::string graph;                // Graphviz DOT of the first step's autograd graph
+  bool memory_report = false;       // measure and print tensor memory by category
   int64_t train_samples = 0;        // 0: all; else the first N (quick runs)
   int64_t test_samples = 0;         // 0: all
   // Progress: a bar redrawn in place (a terminal) or one line per epoch.
@@ -59,6 +62,7 @@ struct Result {
   int64_t dataset_bytes = 0;        // decoded train + test images and labels
   int64_t model_bytes = 0;          // parameters and buffers
   int64_t peak_rss_bytes = 0;       // of the process, at the end
+  MemoryReport memory;              // with Config::memory_report
 };
 
 // Checks the flag values (throws c10::Error naming the bad one).

@@ -31,6 +31,7 @@
 #include "c10/util/Exception.h"
 #include "nn/data/dataloader/iterator.h"
 #include "nn/data/dataloader_options.h"
+#include "registration/record_function.h"
 
 namespace torch {
 namespace data {
@@ -165,7 +166,11 @@ class StatelessDataLoader {
     }
   }
 
+  // Each batch is a profiler range on the iterating thread (PyTorch's
+  // "enumerate(DataLoader)#..." name) and, with workers, another on the
+  // worker that made it.
   std::optional<BatchType> next() {
+    RECORD_USER_SCOPE("enumerate(DataLoader)#StatelessDataLoader::next");
     if (options_.workers == 0) {
       std::optional<BatchRequestType> request = next_request();
       if (!request.has_value()) {
@@ -218,6 +223,7 @@ class StatelessDataLoader {
       }
       Result result;
       try {
+        RECORD_USER_SCOPE("DataLoader worker: get_batch");
         result.batch.emplace(dataset.get_batch(std::move(job->request)));
       } catch (...) {
         result.error = std::current_exception();

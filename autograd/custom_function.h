@@ -84,6 +84,13 @@ struct AutogradContext {
 // The backward Node of a custom Function.
 template <class T>
 struct CppNode : Node {
+  std::vector<SavedTensorInfo> saved_tensors_info() const override {
+    std::vector<SavedTensorInfo> out;
+    for (size_t i = 0; i < ctx_.saved_variables_.size(); ++i) {
+      out.push_back(ctx_.saved_variables_[i].info("saved[" + std::to_string(i) + "]"));
+    }
+    return out;
+  }
   void release_variables() override {
     std::lock_guard<std::mutex> lock(mutex_);
     ctx_.saved_variables_.clear();

@@ -29,6 +29,7 @@
 #include "c10/core/Stream.h"
 #include "autograd/edge.h"
 #include "autograd/input_metadata.h"
+#include "autograd/saved_variable.h"
 
 namespace torch {
 namespace autograd {
@@ -113,6 +114,11 @@ struct Node : std::enable_shared_from_this<Node> {
 
   // Frees saved tensors after a backward pass without retain_graph.
   virtual void release_variables() {}
+
+  // The tensors this Node saved for its backward, in the order of the
+  // forward's arguments (graph_dot draws them). Read while no backward pass
+  // runs the Node.
+  virtual std::vector<SavedTensorInfo> saved_tensors_info() const { return {}; }
 
   // ---- hooks ----
   void add_pre_hook(std::unique_ptr<FunctionPreHook> hook) {

@@ -85,6 +85,23 @@ std::string graph_dot(const at::Tensor& root,
     }
     out += "  n" + std::to_string(i) + " [label=" + quoted(label) + ", fillcolor=" + color +
            "];\n";
+    // The tensors the Node saved for backward, as torchviz draws them:
+    // orange boxes tied to their Node by a dotted line.
+    const std::vector<SavedTensorInfo> saved = n->saved_tensors_info();
+    for (size_t k = 0; k < saved.size(); ++k) {
+      const SavedTensorInfo& t = saved[k];
+      if (!t.defined) continue;
+      std::string text = t.name + "\n";
+      if (t.released) {
+        text += "(freed by backward)";
+      } else {
+        text += shape_string(t.sizes);
+        if (t.dtype != c10::ScalarType::Float) text += std::string(" ") + c10::toString(t.dtype);
+      }
+      const std::string id = "n" + std::to_string(i) + "s" + std::to_string(k);
+      out += "  " + id + " [label=" + quoted(text) + ", fillcolor=orange];\n";
+      out += "  " + id + " -> n" + std::to_string(i) + " [style=dotted, arrowhead=none];\n";
+    }
     for (const Edge& e : n->next_edges()) {
       if (!e.is_valid()) continue;
       const size_t next = visit(e.function.get());

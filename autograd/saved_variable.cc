@@ -50,6 +50,18 @@ SavedVariable::SavedVariable(const at::Tensor& variable, bool is_output) {
   }
 }
 
+SavedTensorInfo SavedVariable::info(std::string name) const {
+  SavedTensorInfo out;
+  out.name = std::move(name);
+  out.defined = was_defined_;
+  out.released = released_;
+  if (was_defined_ && !released_ && data_.defined()) {
+    out.sizes = data_.sizes().vec();
+    out.dtype = data_.scalar_type();
+  }
+  return out;
+}
+
 void SavedVariable::reset_data() {
   data_ = at::Tensor();
   released_ = true;

@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "aten/Tensor.h"
 
@@ -15,6 +17,18 @@ namespace torch {
 namespace autograd {
 
 struct Node;
+
+// torch::autograd::SavedTensorInfo — what a Node saved, as a picture of the
+// graph shows it (graph_dot): the name of the forward argument or result
+// ("self", "result", "tensors[1]"), the tensor's sizes and dtype, or that it
+// was released by a backward pass without retain_graph.
+struct SavedTensorInfo {
+  std::string name;
+  bool defined = false;   // an undefined tensor (an optional argument) was saved
+  bool released = false;  // freed after a backward pass
+  std::vector<int64_t> sizes;
+  c10::ScalarType dtype = c10::ScalarType::Undefined;
+};
 
 class SavedVariable {
  public:
@@ -27,6 +41,9 @@ class SavedVariable {
   // Frees the tensor; a later unpack() throws.
   void reset_data();
   bool defined() const { return was_defined_; }
+  // Describes the saved tensor under `name` without unpacking it. Read it
+  // while no backward pass releases the Node's tensors.
+  SavedTensorInfo info(std::string name) const;
 
  private:
   // The input itself, or (for an output) a copy without history.

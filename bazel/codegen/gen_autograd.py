@@ -234,16 +234,20 @@ class Gen:
 
     def node_class(self):
         saved = self.saved()
-        members, releases, unpacks = [], [], []
+        members, releases, unpacks, infos = [], [], [], []
         for kind, name, cpp, _ in saved:
             if kind in ("tensor", "result"):
                 members.append("  SavedVariable %s_;" % name)
                 releases.append("    %s_.reset_data();" % name)
+                infos.append('    out.push_back(%s_.info("%s"));' % (name, name))
                 unpacks.append("  at::Tensor %s = %s_.unpack(%s);" % (
                     name, name, "shared_from_this()" if kind == "result" else ""))
             elif kind == "tensorlist":
                 members.append("  std::vector<SavedVariable> %s_;" % name)
                 releases.append("    for (auto& v : %s_) v.reset_data();" % name)
+                infos.append('    for (size_t i = 0; i < %s_.size(); ++i) '
+                             'out.push_back(%s_[i].info("%s[" + std::to_string(i) + "]"));'
+                             % (name, name, name))
                 unpacks.append("  std::vector<at::Tensor> %s;\n  for (const auto& v : %s_) %s.push_back(v.unpack());" % (
                     name, name, name))
             elif kind == "attr":
@@ -299,7 +303,13 @@ class Gen:
                 "  void release_variables() override {",
                 "    std::lock_guard<std::mutex> lock(mutex_);"] + releases + [
                 "  }",
-                "  variable_list apply(variable_list&& grads) override;"] + members
+                "  variable_list apply(variable_list&& grads) override;"]
+        if infos:
+            decl += ["  std::vector<SavedTensorInfo> saved_tensors_info() const override {",
+                     "    std::vector<SavedTensorInfo> out;"] + infos + [
+                     "    return out;",
+                     "  }"]
+        decl += members
         if self.list_input():
             decl.append("  size_t %s_size_ = 0;" % self.list_input())
         decl.append("};")

@@ -577,7 +577,22 @@ TEST(GraphDot, DrawsNodesNamedLeavesAndGradientShapes) {
   for (size_t at = dot.find(" -> "); at != std::string::npos; at = dot.find(" -> ", at + 1)) {
     ++arrows;
   }
-  EXPECT_EQ(arrows, 6u) << dot;  // output<-Sum<-Relu<-Add<-{Mm, b}, Mm<-w
+  // output<-Sum<-Relu<-Add<-{Mm, b}, Mm<-w, and the dotted lines of the
+  // saved tensors: Mm's self and mat2, Relu's result.
+  EXPECT_EQ(arrows, 9u) << dot;
+  EXPECT_THAT(dot, HasSubstr("[label=\"self\\n[3, 8]\", fillcolor=orange]"));
+  EXPECT_THAT(dot, HasSubstr("[label=\"mat2\\n[8, 4]\", fillcolor=orange]"));
+  EXPECT_THAT(dot, HasSubstr("[label=\"result\\n[3, 4]\", fillcolor=orange]"));
+  EXPECT_THAT(dot, HasSubstr(" [style=dotted, arrowhead=none];"));
+  // After a backward pass without retain_graph the saved tensors are gone.
+  loss.backward();
+  const std::string after = torch::autograd::graph_dot(loss);
+  EXPECT_THAT(after, HasSubstr("[label=\"self\\n(freed by backward)\", fillcolor=orange]"));
+  EXPECT_THAT(after, testing::Not(HasSubstr("[3, 8]\", fillcolor=orange")));
+  // A non-float saved tensor shows its dtype.
+  at::Tensor table = randn({5, 2}, true);
+  at::Tensor picked = at::index_select(table, 0, at::tensor({0, 3}, at::kLong)).sum();
+  EXPECT_THAT(torch::autograd::graph_dot(picked), HasSubstr("index\\n[2] Long\""));
   EXPECT_THAT(errorOf([&] { torch::autograd::graph_dot(w); }),
               HasSubstr("graph_dot: the tensor has no autograd graph"));
 }

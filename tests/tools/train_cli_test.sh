@@ -51,6 +51,20 @@ done
 if ! grep -q "Self CPU Mem" "$tmp/out"; then
   echo "FAIL profile: the table has no memory columns:"; cat "$tmp/out"; fail=1
 fi
+# tools/profiling/trace_timeline.py draws that trace (a PNG of some size)
+# and names a window it cannot find.
+timeline="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"
+if ! python3 "$timeline" "$tmp/trace.json" "$tmp/timeline.png" --window 'ProfilerStep#1' \
+    >"$tmp/out" 2>&1 || ! head -c 8 "$tmp/timeline.png" | od -An -tx1 | grep -q "89 50 4e 47" ||
+    [ "$(stat -c %s "$tmp/timeline.png")" -lt 20000 ]; then
+  echo "FAIL timeline:"; cat "$tmp/out"; fail=1
+else
+  echo "ok   timeline"
+fi
+if python3 "$timeline" "$tmp/trace.json" "$tmp/t2.png" --window nowhere >"$tmp/out" 2>&1 ||
+    ! grep -q "trace_timeline: error: no range named 'nowhere' in the trace" "$tmp/out"; then
+  echo "FAIL timeline_bad_window:"; cat "$tmp/out"; fail=1
+fi
 # --memory-report: the categories and the allocator's summary.
 check memory_report 0 "  parameters and buffers                         2.04 MiB" -- \
   --train_samples=300 --test_samples=100 --epochs=1 --threads=1 --memory-report

@@ -302,6 +302,10 @@ void* CachingAllocator::malloc(c10::DeviceIndex device, size_t size,
   updateStat(s.stats.active, small, 1);
   updateStat(s.stats.allocated_bytes, small, static_cast<int64_t>(block->size));
   updateStat(s.stats.requested_bytes, small, static_cast<int64_t>(size));
+  // The profiler's memory events (profile_memory) count the block's size,
+  // as the statistics do.
+  c10::reportMemoryUsageToProfiler(block->ptr, static_cast<int64_t>(block->size),
+                                   c10::Device(c10::kCUDA, device));
   return block->ptr;
 }
 
@@ -337,6 +341,8 @@ void CachingAllocator::free(void* ptr) {
              -static_cast<int64_t>(block->size));
   updateStat(s.stats.requested_bytes, block->small,
              -static_cast<int64_t>(block->requested));
+  c10::reportMemoryUsageToProfiler(ptr, -static_cast<int64_t>(block->size),
+                                   c10::Device(c10::kCUDA, s.device));
   if (!block->stream_uses.empty()) {
     // Other streams may still read or write the block: it waits for an
     // event on each of them.
@@ -381,6 +387,22 @@ DeviceStats CachingAllocator::getStats(c10::DeviceIndex device) {
   DeviceState& s = state(device);
   std::lock_guard<std::mutex> lock(s.mutex);
   return s.stats;
+}
+
+c10::AllocatorStats CachingAllocator::allocatorStats(c10::DeviceIndex device) {
+  DeviceState& s = state(device);
+  std::lock_guard<std::mutex> lock(s.mutex);
+  const Stat& bytes = s.stats.allocated_bytes[kAggregate];
+  const Stat& blocks = s.stats.allocation[kAggregate];
+  c10::AllocatorStats out;
+  out.bytes_in_use = bytes.current;
+  out.peak_bytes = bytes.peak;
+  out.allocation_count = blocks.allocated;
+  out.free_count = blocks.freed;
+  out.allocated_bytes_total = bytes.allocated;
+  out.cached_bytes = s.stats.reserved_bytes[kAggregate].current - bytes.current;
+  out.cached_blocks = static_cast<int64_t>(s.small_pool.size() + s.large_pool.size());
+  return out;
 }
 
 void CachingAllocator::resetPeakStats(c10::DeviceIndex device) {

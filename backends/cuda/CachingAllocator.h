@@ -42,6 +42,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "c10/core/CPUAllocator.h"
 #include "c10/core/Device.h"
 #include "c10/core/Stream.h"
 
@@ -135,6 +136,11 @@ class CachingAllocator {
   void emptyCache();
 
   DeviceStats getStats(c10::DeviceIndex device);
+  // The device's statistics in the structure every allocator shares
+  // (c10::AllocatorStats; c10::memory_summary formats it): bytes are the
+  // blocks' rounded sizes; cached = reserved segments' bytes not handed out,
+  // in that many free blocks.
+  c10::AllocatorStats allocatorStats(c10::DeviceIndex device);
   void resetPeakStats(c10::DeviceIndex device);
 
   // PyTorch's memory_stats() keys: "allocated_bytes.all.current",

@@ -180,6 +180,41 @@ TEST(CachingAllocator, StatsTrackCurrentAndPeak) {
   alloc.free(b);
 }
 
+// The statistics in the structure the CPU allocator uses too (Issue 21:
+// one memory_summary for every device), and the profiler's memory events.
+namespace {
+std::vector<std::pair<int64_t, c10::Device>>* g_reported = nullptr;
+void record_report(void*, int64_t bytes, c10::Device device) {
+  if (g_reported != nullptr) g_reported->emplace_back(bytes, device);
+}
+}  // namespace
+
+TEST(CachingAllocator, SharedStatsStructureAndProfilerEvents) {
+  FakeDevice dev(64 * kMiB);
+  CachingAllocator alloc(&dev);
+  std::vector<std::pair<int64_t, c10::Device>> reported;
+  g_reported = &reported;
+  c10::SetMemoryReporter(&record_report);
+  void* a = alloc.malloc(0, 3000, 0);
+  void* b = alloc.malloc(0, 5000, 0);
+  alloc.free(a);
+  c10::SetMemoryReporter(nullptr);
+  g_reported = nullptr;
+  const c10::Device cuda0(c10::kCUDA, 0);
+  EXPECT_EQ(reported, (std::vector<std::pair<int64_t, c10::Device>>{
+                          {3072, cuda0}, {5120, cuda0}, {-3072, cuda0}}));
+  const c10::AllocatorStats s = alloc.allocatorStats(0);
+  EXPECT_EQ(s.bytes_in_use, 5120);
+  EXPECT_EQ(s.peak_bytes, 3072 + 5120);
+  EXPECT_EQ(s.allocation_count, 2);
+  EXPECT_EQ(s.free_count, 1);
+  EXPECT_EQ(s.allocated_bytes_total, 3072 + 5120);
+  EXPECT_EQ(s.reserved_bytes(), 2 * static_cast<int64_t>(kMiB));  // one small segment
+  EXPECT_EQ(s.cached_blocks, 2);  // a's block and the segment's free rest
+  EXPECT_THAT(c10::memory_summary(s, "CUDA:0"), HasSubstr("Ember CUDA:0 memory summary"));
+  alloc.free(b);
+}
+
 TEST(CachingAllocator, RefusesPointersItDidNotHandOut) {
   FakeDevice dev(64 * kMiB);
   CachingAllocator alloc(&dev);

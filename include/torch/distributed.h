@@ -1,6 +1,7 @@
 // <torch/distributed.h>: Ember's distributed package, as libtorch's
 // <torch/csrc/distributed/...> offers it to C++ (RPC, RRef, distributed
-// autograd). Link
+// autograd, process groups and their stores, the functional collectives).
+// Link
 // //:ember_distributed.
 //
 //   #include <torch/distributed.h>
@@ -11,4 +12,7 @@
 #pragma once
 
 #include "distributed/autograd/autograd.h"
+#include "distributed/c10d/ProcessGroupGloo.h"
+#include "distributed/c10d/TCPStore.h"
+#include "distributed/c10d/distributed_c10d.h"
 #include "distributed/rpc/rpc.h"

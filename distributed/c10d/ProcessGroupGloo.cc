@@ -94,6 +94,16 @@ void dispatch(c10::ScalarType type, const char* what, F&& f) {
   }
 }
 
+// "[ip]:port" out of a Gloo device's description, or the description.
+std::string address_of(const std::string& description) {
+  const size_t open = description.find('[');
+  const size_t close = description.find("]:", open == std::string::npos ? 0 : open);
+  if (open == std::string::npos || close == std::string::npos) return description;
+  size_t end = close + 2;
+  while (end < description.size() && description[end] >= '0' && description[end] <= '9') ++end;
+  return description.substr(open, end - open);
+}
+
 template <typename T>
 T* data_of(const at::Tensor& t) {
   return static_cast<T*>(t.data_ptr());
@@ -146,6 +156,10 @@ struct ProcessGroupGloo::Impl {
   std::chrono::milliseconds timeout;
   int rank = 0;
   int size = 0;
+  // Per rank, the address ("[ip]:port") of its end of the connection to
+  // this rank, to name the rank behind a failed connection in error
+  // messages. See Note [Naming a lost peer].
+  std::vector<std::string> addresses;
 
   std::mutex mutex;
   std::condition_variable cv;
@@ -175,10 +189,28 @@ struct ProcessGroupGloo::Impl {
     return work;
   }
 
+  // Note [Naming a lost peer]
+  // ~~~~~~~~~~~~~~~~~~~~~~~~~~
+  // Gloo reports a failed connection by the address of the peer's end of it
+  // ("Connection closed by peer [127.0.0.1]:26519"; each pair of ranks has
+  // its own connection, with its own port on either side). After
+  // connecting, every rank publishes the address of its end of each pair in
+  // the store, and reads the other ends of its own pairs, so the message can
+  // say which rank that is.
+  std::string peer_named_in(const std::string& what) const {
+    for (int r = 0; r < static_cast<int>(addresses.size()); ++r) {
+      if (r != rank && !addresses[r].empty() && what.find(addresses[r]) != std::string::npos) {
+        return " (" + addresses[r] + " is rank " + std::to_string(r) +
+               ": it exited, crashed or lost its connection)";
+      }
+    }
+    return std::string();
+  }
+
   std::exception_ptr wrap(const std::string& name, const std::exception& e) const {
     try {
       TORCH_CHECK(false, "ProcessGroupGloo: ", name, " failed on rank ", rank, " of ", size, ": ",
-                  e.what(),
+                  e.what(), peer_named_in(e.what()),
                   ". A peer process may have exited or be stuck; check every rank's log.");
     } catch (...) {
       return std::current_exception();
@@ -290,6 +322,21 @@ ProcessGroupGloo::ProcessGroupGloo(const c10::intrusive_ptr<Store>& store, int r
   } catch (const std::exception& e) {
     TORCH_CHECK(false, "ProcessGroupGloo: rank ", rank, " of ", size,
                 " could not connect the group: ", e.what());
+  }
+  // See Note [Naming a lost peer]: "ember.gloo.pair/<from>/<to>" is the
+  // address of rank from's end of its connection to rank to.
+  const std::string pair_key = "ember.gloo.pair/";
+  for (int r = 0; r < size; ++r) {
+    if (r == rank) continue;
+    store->set(pair_key + std::to_string(rank) + "/" + std::to_string(r),
+               address_of(impl_->context->getPair(r)->address().str()));
+  }
+  impl_->addresses.resize(static_cast<size_t>(size));
+  for (int r = 0; r < size; ++r) {
+    if (r == rank) continue;
+    const std::vector<uint8_t> a =
+        store->get(pair_key + std::to_string(r) + "/" + std::to_string(rank));
+    impl_->addresses[static_cast<size_t>(r)].assign(a.begin(), a.end());
   }
   impl_->worker = std::thread([impl = impl_.get()] { impl->loop(); });
 }

@@ -39,6 +39,24 @@ std::exception_ptr Work::exception() {
   return error_;
 }
 
+namespace {
+// Note [Rethrowing a Work's error]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The error is thrown on the group's thread and may be rethrown on several
+// waiting threads. Rethrowing the stored exception_ptr itself would share
+// one exception object between them, counted by libstdc++'s own (invisible
+// to ThreadSanitizer) reference count, and freed on whichever thread lets
+// go last. So each waiter throws its own copy; the stored object lives
+// until the Work does, whose intrusive_ptr orders every access before it.
+[[noreturn]] void rethrow_copy(const std::exception_ptr& error) {
+  try {
+    std::rethrow_exception(error);
+  } catch (const c10::Error& e) {
+    throw c10::Error(e);
+  }
+}
+}  // namespace
+
 bool Work::wait(std::chrono::milliseconds timeout) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (timeout.count() > 0) {
@@ -49,7 +67,11 @@ bool Work::wait(std::chrono::milliseconds timeout) {
   } else {
     cv_.wait(lock, [this] { return completed_; });
   }
-  if (error_) std::rethrow_exception(error_);
+  if (error_) {
+    const std::exception_ptr error = error_;
+    lock.unlock();
+    rethrow_copy(error);  // See Note [Rethrowing a Work's error].
+  }
   return true;
 }
 

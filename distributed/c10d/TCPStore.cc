@@ -93,7 +93,22 @@ struct TCPStore::Server {
   bool stopped = false;                     // under mutex
   std::unique_ptr<transport::Server> server;
 
+  // Note [Handing a server to gRPC's threads]
+  // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+  // gRPC's threads outlive servers: a thread started for an earlier store
+  // may run this server's first request, and what orders the server's
+  // construction before that request is inside gRPC, which ThreadSanitizer
+  // does not see (Note [TSan and gRPC] in distributed/rpc/transport.h). So
+  // the constructing thread locks and unlocks g_handoff after building the
+  // server, and every request locks it before touching the server: an
+  // uncontended lock per request that makes the order visible.
+  static std::mutex& handoff() {
+    static std::mutex* m = new std::mutex();  // never destroyed
+    return *m;
+  }
+
   static void on_request(void* self, const grpc::ByteBuffer& request, transport::ServerCall call) {
+    { std::lock_guard<std::mutex> visible(handoff()); }
     static_cast<Server*>(self)->handle(request, call);
   }
 
@@ -289,6 +304,7 @@ TCPStore::TCPStore(std::string host, const TCPStoreOptions& options)
   TORCH_CHECK(!host_.empty(), "TCPStore: expected the server's host name or address, got ''.");
   if (options.isServer) {
     server_ = std::make_unique<Server>();
+    { std::lock_guard<std::mutex> visible(Server::handoff()); }  // See the Note in Server.
     // Loopback hosts listen on loopback only; any other name on every
     // interface (the clients on other machines reach one of them).
     const std::string listen = (is_loopback(host_) ? bracketed(host_) : std::string("0.0.0.0")) +

@@ -14,5 +14,6 @@
 #include "distributed/autograd/autograd.h"
 #include "distributed/c10d/ProcessGroupGloo.h"
 #include "distributed/c10d/TCPStore.h"
+#include "distributed/c10d/ddp.h"
 #include "distributed/c10d/distributed_c10d.h"
 #include "distributed/rpc/rpc.h"

@@ -65,6 +65,24 @@ if python3 "$timeline" "$tmp/trace.json" "$tmp/t2.png" --window nowhere >"$tmp/o
     ! grep -q "trace_timeline: error: no range named 'nowhere' in the trace" "$tmp/out"; then
   echo "FAIL timeline_bad_window:"; cat "$tmp/out"; fail=1
 fi
+# --nproc=2 (issue 20): two processes with DistributedDataParallel train the
+# same steps as one process with the same global batch (Note [Data-parallel
+# training]): the same losses and accuracy, printed once, by rank 0.
+"$train" --train_samples=1000 --test_samples=300 --epochs=2 --threads=1 --progress=lines \
+  --batch_size=100 >"$tmp/one" 2>&1 || { echo "FAIL nproc: one process failed"; cat "$tmp/one"; fail=1; }
+"$train" --train_samples=1000 --test_samples=300 --epochs=2 --threads=1 --progress=lines \
+  --batch_size=100 --nproc=2 >"$tmp/two" 2>&1 || { echo "FAIL nproc: two processes failed"; cat "$tmp/two"; fail=1; }
+one_losses=$(grep -o 'train loss [0-9.]*, test accuracy [0-9.]*%' "$tmp/one")
+two_losses=$(grep -o 'train loss [0-9.]*, test accuracy [0-9.]*%' "$tmp/two")
+if [ -z "$one_losses" ] || [ "$one_losses" != "$two_losses" ] ||
+    [ "$(grep -c '^\[rank 0\] epoch' "$tmp/two")" != 2 ] || grep -q '^\[rank 1\]' "$tmp/two" ||
+    ! grep -q "2 processes (data-parallel)" "$tmp/two"; then
+  echo "FAIL nproc: one process vs two:"; cat "$tmp/one" "$tmp/two"; fail=1
+else
+  echo "ok   nproc"
+fi
+check bad_nproc 1 "train: error: --nproc must be 1 to 1024, got 0" -- --nproc=0 --nnodes=2
+check nnodes_without_port 1 "master_port must be given with --nnodes > 1" -- --nproc=1 --nnodes=2
 # --memory-report: the categories and the allocator's summary.
 check memory_report 0 "  parameters and buffers                         2.04 MiB" -- \
   --train_samples=300 --test_samples=100 --epochs=1 --threads=1 --memory-report

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 #include <iostream>
 #include <string>
@@ -16,6 +17,7 @@
 #include "absl/flags/usage.h"
 #include "absl/flags/usage_config.h"
 #include "c10/util/Exception.h"
+#include "tools/launch/launcher.h"
 #include "tools/train/trainer.h"
 
 ABSL_FLAG(std::string, model, "mlp",
@@ -46,6 +48,15 @@ ABSL_FLAG(std::string, graph, "",
 ABSL_FLAG(bool, memory_report, false,
           "measure tensor memory by category (data set, parameters, gradients, optimizer "
           "state, activations, the peak of a step) and print it with the allocator's summary");
+ABSL_FLAG(int64_t, nproc, 1,
+          "data-parallel: train in this many processes on this machine (each gets its part "
+          "of every --batch_size batch; gradients averaged with DistributedDataParallel)");
+ABSL_FLAG(int64_t, nnodes, 1, "data-parallel: machines taking part (with --nproc each)");
+ABSL_FLAG(int64_t, node_rank, 0, "data-parallel: this machine's index, 0 to nnodes - 1");
+ABSL_FLAG(std::string, master_addr, "127.0.0.1",
+          "data-parallel: the address of the machine of node_rank 0");
+ABSL_FLAG(int64_t, master_port, 0,
+          "data-parallel: rank 0's rendezvous port (0: a free one; give it with --nnodes > 1)");
 ABSL_FLAG(int64_t, train_samples, 0, "train on the first N images only (0 = all)");
 ABSL_FLAG(int64_t, test_samples, 0, "test on the first N images only (0 = all)");
 ABSL_FLAG(std::string, progress, "auto",
@@ -67,6 +78,7 @@ int main(int argc, char** argv) {
   // parsing. And whether --lr was given: its default depends on --optimizer.
   // Only flag names are rewritten: an argument that is the value of the
   // flag before it (`--save -run-1.st`) is left alone, whatever it starts with.
+  const std::vector<std::string> original(argv, argv + argc);  // for --nproc's copies
   std::vector<std::string> spelled(argv, argv + argc);
   bool value_expected = false;
   for (int i = 1; i < argc; ++i) {
@@ -127,6 +139,11 @@ int main(int argc, char** argv) {
     c.profile_steps = absl::GetFlag(FLAGS_profile_steps);
     c.graph = absl::GetFlag(FLAGS_graph);
     c.memory_report = absl::GetFlag(FLAGS_memory_report);
+    c.nproc = absl::GetFlag(FLAGS_nproc);
+    c.nnodes = absl::GetFlag(FLAGS_nnodes);
+    c.node_rank = absl::GetFlag(FLAGS_node_rank);
+    c.master_addr = absl::GetFlag(FLAGS_master_addr);
+    c.master_port = absl::GetFlag(FLAGS_master_port);
     c.train_samples = absl::GetFlag(FLAGS_train_samples);
     c.test_samples = absl::GetFlag(FLAGS_test_samples);
     const std::string progress = absl::GetFlag(FLAGS_progress);
@@ -143,7 +160,31 @@ int main(int argc, char** argv) {
                    progress.c_str());
       return 1;
     }
+    // --nproc/--nnodes: this process starts the job's processes on this
+    // machine (itself again, with the launcher's environment) and waits;
+    // See Note [Data-parallel training] in tools/train/data_parallel.cc.
+    if ((c.nproc != 1 || c.nnodes != 1) && std::getenv("WORLD_SIZE") == nullptr) {
+      auto narrow = [](int64_t v) { return static_cast<int>(std::max<int64_t>(-1, std::min<int64_t>(v, 1 << 20))); };
+      tools::launch::Options lo;
+      lo.nproc = narrow(c.nproc);
+      lo.nnodes = narrow(c.nnodes);
+      lo.node_rank = narrow(c.node_rank);
+      lo.master_addr = c.master_addr;
+      lo.master_port = narrow(c.master_port);
+      const std::string problem = tools::launch::check(lo);
+      if (!problem.empty()) {
+        std::fprintf(stderr, "train: error: %s\n", problem.c_str());
+        return 1;
+      }
+      std::vector<std::string> args = {"/proc/self/exe"};
+      for (int i = 1; i < argc; ++i) args.emplace_back(original[i]);
+      std::fflush(stdout);
+      return tools::launch::run(lo, args);
+    }
     tools::train::Result r = tools::train::train(c, std::cout);
+    // Data-parallel: rank 0 alone reports.
+    const char* rank = std::getenv("RANK");
+    if (rank != nullptr && std::string(rank) != "0") return 0;
     const double mib = 1024.0 * 1024.0;
     std::printf("test accuracy %.2f%% after %zu epochs; peak memory %.0f MiB (data set %.0f MiB "
                 "+ model %.1f MiB)\n",

@@ -22,12 +22,14 @@
 #include <utility>
 #include <vector>
 
+#include <torch/distributed.h>
 #include <torch/torch.h>
 
 #include "autograd/graph_dot.h"
 
 #include "nn/data/datasets/rows.h"
 
+#include "tools/train/data_parallel.h"
 #include "tools/train/output.h"
 #include "tools/train/plot.h"
 #include "tools/train/progress.h"
@@ -405,6 +407,20 @@ void finish_profile(const std::string& path, torch::profiler::profile& profiler,
   out << "profile: " << path << " (open it in https://ui.perfetto.dev or chrome://tracing)\n";
 }
 
+// A stream that drops what it is given and stays good.
+class NullStream : public std::ostream {
+ public:
+  NullStream() : std::ostream(&buffer_) {}
+
+ private:
+  struct Drop : std::streambuf {
+    int overflow(int c) override { return c; }
+  } buffer_;
+};
+
+Result train_rank(const Config& config, std::ostream& out, const DataParallel& dp,
+                  int64_t threads);
+
 }  // namespace
 
 void validate(const Config& c) {
@@ -431,16 +447,40 @@ void validate(const Config& c) {
               c.profile_steps);
 }
 
-Result train(const Config& config, std::ostream& out) {
+Result train(const Config& config, std::ostream& main_out) {
   validate(config);
   TORCH_CHECK(config.device == "cpu",
               "train: --device=cuda: no CUDA backend is available in this build (Ember's CUDA "
               "plugin is not built on this machine); use --device=cpu");
+  // Several processes: See Note [Data-parallel training] in data_parallel.cc.
+  // Only rank 0 prints and writes files.
+  const DataParallel dp = data_parallel_from_env();
+  NullStream quiet;
+  std::ostream& out = dp.main() ? main_out : quiet;
+  // Every core of the machine, shared by its processes.
   const int64_t threads =
-      config.threads > 0 ? config.threads
-                         : std::max<int64_t>(1, std::thread::hardware_concurrency());
+      config.threads > 0
+          ? config.threads
+          : std::max<int64_t>(1, std::thread::hardware_concurrency() / dp.local_world);
   // Outputs first: a folder that cannot be written fails now, not after
   // the training (See Note [Training outputs] in output.h).
+  if (!dp.main()) {
+    Config rest = config;  // other ranks write nothing and keep quiet
+    rest.save.clear();
+    rest.metrics.clear();
+    rest.plot.clear();
+    rest.profile.clear();
+    rest.graph.clear();
+    rest.memory_report = false;
+    rest.progress = Config::Progress::kQuiet;
+    return train_rank(rest, out, dp, threads);
+  }
+  return train_rank(config, out, dp, threads);
+}
+
+namespace {
+Result train_rank(const Config& config, std::ostream& out, const DataParallel& dp,
+                  int64_t threads) {
   if (!config.save.empty()) check_output_path("--save", config.save);
   if (!config.metrics.empty()) check_output_path("--metrics", config.metrics);
   if (!config.plot.empty()) check_output_path("--plot", config.plot);
@@ -448,6 +488,7 @@ Result train(const Config& config, std::ostream& out) {
   if (!config.graph.empty()) check_output_path("--graph", config.graph);
   at::set_num_threads(static_cast<int>(threads));
   torch::manual_seed(config.seed);
+  join(dp);
 
   Result result;
   // --memory-report: See Note [What --memory-report measures].
@@ -493,13 +534,16 @@ Result train(const Config& config, std::ostream& out) {
   for (const at::Tensor& b : model->buffers()) result.model_bytes += b.nbytes();
   std::unique_ptr<torch::optim::Optimizer> optimizer =
       make_optimizer(config, model->parameters());
+  // Several processes: rank 0's weights everywhere, gradients averaged.
+  std::unique_ptr<torch::nn::parallel::DistributedDataParallel> ddp;
+  if (dp.active()) ddp = std::make_unique<torch::nn::parallel::DistributedDataParallel>(model);
 
   const int64_t train_n = train_split.images.size(0);
   // Not (n + b - 1) / b, which overflows for --batch_size near 2^63.
   const int64_t batches =
       train_n / config.batch_size + (train_n % config.batch_size != 0 ? 1 : 0);
   auto loader = torch::data::make_data_loader(
-      SplitDataset(std::move(train_split)),
+      SplitDataset(std::move(train_split)), GlobalBatchShardSampler(train_n, dp.rank, dp.world),
       torch::data::DataLoaderOptions().batch_size(config.batch_size).workers(1));
 
   // After the loader, whose construction may draw from the generator: the
@@ -520,7 +564,9 @@ Result train(const Config& config, std::ostream& out) {
   out << "training " << config.model << " (" << result.parameters << " parameters) on "
       << train_n << " images " << at::IntArrayRef(image_shape) << " from " << config.data << ": "
       << config.optimizer << " lr " << config.lr << ", batch " << config.batch_size << ", "
-      << threads << " thread" << (threads == 1 ? "" : "s") << "\n";
+      << threads << " thread" << (threads == 1 ? "" : "s");
+  if (dp.active()) out << " per process, " << dp.world << " processes (data-parallel)";
+  out << "\n";
 
   const bool on_terminal = config.progress == Config::Progress::kBar ||
                            (config.progress == Config::Progress::kAuto &&
@@ -557,13 +603,19 @@ Result train(const Config& config, std::ostream& out) {
           mark = tensor_bytes_in_use();
           c10::reset_cpu_allocator_peak();
         }
-        at::Tensor loss = F::cross_entropy(model->forward(batch.data), batch.target);
+        at::Tensor loss = F::cross_entropy(
+            ddp ? ddp->forward(batch.data) : model->forward(batch.data), batch.target);
         if (memory.measured && first_step) memory.activations = tensor_bytes_in_use() - mark;
         if (!config.graph.empty() && !graph_written) {
           write_graph(config.graph, loss, model);
           graph_written = true;
         }
-        loss.backward();
+        if (dp.active()) {
+          const int64_t global = std::min(config.batch_size, train_n - done * config.batch_size);
+          loss.mul(shard_loss_scale(batch.data.size(0), global, dp.world)).backward();
+        } else {
+          loss.backward();
+        }
         if (memory.measured && first_step) {
           for (const at::Tensor& p : model->parameters()) {
             if (p.grad().defined()) memory.gradients += p.grad().nbytes();
@@ -603,9 +655,13 @@ Result train(const Config& config, std::ostream& out) {
     EpochStats e;
     e.epoch = epoch;
     e.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    e.train_loss = loss_sum / static_cast<double>(std::max<int64_t>(seen, 1));
-    e.samples_per_second = static_cast<double>(seen) / e.seconds;
-    e.test_accuracy = evaluate(model, test_split, 500);
+    // Several processes: the whole job's loss and samples.
+    std::vector<double> totals = {loss_sum, static_cast<double>(seen)};
+    sum_over_ranks(dp, totals);
+    e.train_loss = totals[0] / std::max(totals[1], 1.0);
+    e.samples_per_second = totals[1] / e.seconds;
+    // Measured once, by rank 0.
+    e.test_accuracy = dp.main() ? evaluate(model, test_split, 500) : 0.0;
     bar.finish();
     char line[256];
     std::snprintf(line, sizeof(line),
@@ -626,8 +682,10 @@ Result train(const Config& config, std::ostream& out) {
   if (!config.plot.empty()) plot_png(config.plot, result.epochs);
   result.peak_rss_bytes = peak_rss_bytes();
   if (memory.measured) out << memory_report_text(memory);
+  leave(dp);
   return result;
 }
+}  // namespace
 
 }  // namespace train
 }  // namespace tools

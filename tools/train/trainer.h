@@ -41,6 +41,12 @@ struct Config {
   int64_t profile_steps = 5;        // steps the profiler records (with `profile`)
   std::string graph;                // Graphviz DOT of the first step's autograd graph
   bool memory_report = false;       // measure and print tensor memory by category
+  // Data-parallel (main.cc starts the processes; tools/train/data_parallel.h).
+  int64_t nproc = 1;                // processes on this machine
+  int64_t nnodes = 1;               // machines
+  int64_t node_rank = 0;            // this machine's index
+  std::string master_addr = "127.0.0.1";  // rank 0's machine
+  int64_t master_port = 0;          // 0: a free port (one machine)
   int64_t train_samples = 0;        // 0: all; else the first N (quick runs)
   int64_t test_samples = 0;         // 0: all
   // Progress: a bar redrawn in place (a terminal) or one line per epoch.

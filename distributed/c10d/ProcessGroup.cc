@@ -2,6 +2,7 @@
 // common checks.
 #include "distributed/c10d/ProcessGroup.h"
 
+#include <thread>
 #include <utility>
 
 #include "c10/util/Exception.h"
@@ -39,6 +40,13 @@ std::exception_ptr Work::exception() {
   return error_;
 }
 
+void spin_until(const std::atomic<bool>& flag) {
+  const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicroseconds);
+  while (!flag.load(std::memory_order_acquire) && std::chrono::steady_clock::now() < until) {
+    std::this_thread::yield();
+  }
+}
+
 namespace {
 // Note [Rethrowing a Work's error]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -58,6 +66,7 @@ namespace {
 }  // namespace
 
 bool Work::wait(std::chrono::milliseconds timeout) {
+  spin_until(done_);
   std::unique_lock<std::mutex> lock(mutex_);
   if (timeout.count() > 0) {
     TORCH_CHECK(cv_.wait_for(lock, timeout, [this] { return completed_; }),
@@ -86,6 +95,7 @@ void Work::finish(std::vector<at::Tensor> outputs) {
     if (completed_) return;
     outputs_ = std::move(outputs);
     completed_ = true;
+    done_.store(true, std::memory_order_release);
   }
   cv_.notify_all();
 }
@@ -96,6 +106,7 @@ void Work::finishWithException(std::exception_ptr error) {
     if (completed_) return;
     error_ = std::move(error);
     completed_ = true;
+    done_.store(true, std::memory_order_release);
   }
   cv_.notify_all();
 }

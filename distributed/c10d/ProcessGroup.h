@@ -12,6 +12,7 @@
 #pragma once
 
 #include <chrono>
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <exception>
@@ -59,6 +60,12 @@ struct BarrierOptions {
   std::chrono::milliseconds timeout = kUnsetTimeout;
 };
 
+// Note [Spinning before sleeping]
+// How long a thread that waits for a collective (Work::wait) or for the next
+// one (the group's worker) polls before it sleeps on its condition variable.
+constexpr int kSpinMicroseconds = 200;
+void spin_until(const std::atomic<bool>& flag);
+
 // c10d::Work — one collective or point-to-point operation in flight.
 class Work : public c10::intrusive_ptr_target {
  public:
@@ -86,6 +93,7 @@ class Work : public c10::intrusive_ptr_target {
   std::mutex mutex_;
   std::condition_variable cv_;
   bool completed_ = false;
+  std::atomic<bool> done_{false};  // completed_, readable without the lock
   std::exception_ptr error_;
   std::vector<at::Tensor> outputs_;
 };

@@ -169,6 +169,7 @@ struct ProcessGroupGloo::Impl {
   };
   std::deque<Job> queue;  // under mutex
   bool stopping = false;  // under mutex
+  std::atomic<bool> has_work{false};  // !queue.empty() || stopping, for spinning
   uint32_t next_tag = 0;  // under mutex
   std::thread worker;
 
@@ -184,6 +185,7 @@ struct ProcessGroupGloo::Impl {
       TORCH_CHECK(!stopping, "ProcessGroupGloo: ", name, " after the group was destroyed.");
       const uint32_t tag = next_tag++;
       queue.push_back(Job{work, [run = std::move(run), tag] { return run(tag); }});
+      has_work.store(true, std::memory_order_release);
     }
     cv.notify_one();
     return work;
@@ -223,10 +225,16 @@ struct ProcessGroupGloo::Impl {
       Job job;
       {
         std::unique_lock<std::mutex> lock(mutex);
+        if (queue.empty() && !stopping) {
+          lock.unlock();
+          spin_until(has_work);
+          lock.lock();
+        }
         cv.wait(lock, [this] { return stopping || !queue.empty(); });
         if (queue.empty()) return;  // stopping, and everything ran
         job = std::move(queue.front());
         queue.pop_front();
+        has_work.store(!queue.empty() || stopping, std::memory_order_release);
       }
       try {
         job.work->finish(job.run());
@@ -345,6 +353,7 @@ ProcessGroupGloo::~ProcessGroupGloo() {
   {
     std::lock_guard<std::mutex> lock(impl_->mutex);
     impl_->stopping = true;
+    impl_->has_work.store(true, std::memory_order_release);
   }
   impl_->cv.notify_all();
   if (impl_->worker.joinable()) impl_->worker.join();

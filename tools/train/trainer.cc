@@ -544,7 +544,10 @@ Result train_rank(const Config& config, std::ostream& out, const DataParallel& d
       train_n / config.batch_size + (train_n % config.batch_size != 0 ? 1 : 0);
   auto loader = torch::data::make_data_loader(
       SplitDataset(std::move(train_split)), GlobalBatchShardSampler(train_n, dp.rank, dp.world),
-      torch::data::DataLoaderOptions().batch_size(config.batch_size).workers(1));
+      // One process: a worker thread prepares the next batch on the second
+      // core. Several: the cores are the processes'; a loader thread in
+      // each only competes with them (2.4x slower epochs on 2 cores).
+      torch::data::DataLoaderOptions().batch_size(config.batch_size).workers(dp.active() ? 0 : 1));
 
   // After the loader, whose construction may draw from the generator: the
   // checkpoint's generator state then continues exactly where it was saved.

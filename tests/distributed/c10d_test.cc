@@ -15,6 +15,7 @@
 #include <torch/distributed.h>
 
 #include "tests/distributed/multiprocess.h"
+#include "tests/distributed/process_group.h"
 #include "tests/support/error_of.h"
 
 namespace {
@@ -22,32 +23,12 @@ namespace {
 namespace dist = torch::distributed;
 using ember_test::errorOf;
 using ember_test::free_port;
+using ember_test::run_group;
 using ember_test::run_workers;
 using ::testing::Each;
 using ::testing::HasSubstr;
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
-
-// Runs body(rank) in `world` processes after init_process_group on a fresh
-// port; returns the exit codes.
-std::vector<int> run_group(int world, const std::function<void(int rank)>& body,
-                           milliseconds timeout = milliseconds(20000),
-                           double time_limit_s = 40.0) {
-  const int port = free_port();
-  return run_workers(
-      world,
-      [&](int rank, const auto&) {
-        dist::InitProcessGroupOptions o;
-        o.init_method = "tcp://127.0.0.1:" + std::to_string(port);
-        o.rank = rank;
-        o.world_size = world;
-        o.timeout = timeout;
-        dist::init_process_group("gloo", o);
-        body(rank);
-        dist::destroy_process_group();
-      },
-      time_limit_s);
-}
 
 // The values rank r contributes: r + 1 + i / 8 (exact in every dtype used).
 at::Tensor contribution(int rank, int64_t n, at::ScalarType dtype) {

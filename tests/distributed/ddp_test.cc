@@ -14,6 +14,7 @@
 #include <torch/torch.h>
 
 #include "tests/distributed/multiprocess.h"
+#include "tests/distributed/process_group.h"
 #include "tests/support/error_of.h"
 
 namespace {
@@ -22,24 +23,11 @@ namespace dist = torch::distributed;
 namespace nn = torch::nn;
 using ember_test::errorOf;
 using ember_test::free_port;
+using ember_test::run_group;
 using ember_test::run_workers;
 using ::testing::Each;
 using ::testing::HasSubstr;
 using DDP = torch::nn::parallel::DistributedDataParallel;
-
-std::vector<int> run_group(int world, const std::function<void(int rank)>& body) {
-  const int port = free_port();
-  return run_workers(world, [&](int rank, const auto&) {
-    dist::InitProcessGroupOptions o;
-    o.init_method = "tcp://127.0.0.1:" + std::to_string(port);
-    o.rank = rank;
-    o.world_size = world;
-    o.timeout = std::chrono::milliseconds(20000);
-    dist::init_process_group("gloo", o);
-    body(rank);
-    dist::destroy_process_group();
-  });
-}
 
 nn::Sequential make_model() {
   return nn::Sequential(nn::Linear(6, 8), nn::ReLU(), nn::Linear(8, 8), nn::Tanh(),

@@ -5,6 +5,9 @@
 set -u
 train="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+# Under --config=tsan: --nproc=2 runs gRPC (the store) and Gloo, which are
+# not instrumented; tests/distributed/tsan.supp says why and what it ignores.
+export TSAN_OPTIONS="${TSAN_OPTIONS:-}:suppressions=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")"
 fail=0
 check() {  # check NAME EXPECTED_STATUS PATTERN -- ARGS...
   local name="$1" want="$2" pattern="$3"

@@ -173,6 +173,41 @@ struct ReadyHook : torch::autograd::FunctionPostHook {
   size_t index_;
 };
 
+// Every rank must wrap the same model: a different count, shape or dtype of
+// parameters would pair gradients of different tensors (or hang in a
+// collective of another size). One allgather of two numbers per rank (the
+// count, and a hash of every parameter's dtype and sizes) lets every rank
+// see the same mismatch and throw the same error.
+void check_same_model(DistributedDataParallel::Impl& s) {
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a over dtypes and sizes
+  auto mix = [&hash](int64_t v) {
+    for (int k = 0; k < 8; ++k) {
+      hash ^= static_cast<uint64_t>(v >> (8 * k)) & 0xff;
+      hash *= 1099511628211ull;
+    }
+  };
+  for (const at::Tensor& p : s.params) {
+    mix(static_cast<int64_t>(p.scalar_type()));
+    mix(p.dim());
+    for (int64_t d : p.sizes()) mix(d);
+  }
+  at::Tensor mine = at::empty({2}, at::kLong);
+  mine.data_ptr<int64_t>()[0] = static_cast<int64_t>(s.params.size());
+  mine.data_ptr<int64_t>()[1] = static_cast<int64_t>(hash);
+  const int world = s.pg->getSize();
+  std::vector<std::vector<at::Tensor>> all(1);
+  for (int r = 0; r < world; ++r) all[0].push_back(at::empty({2}, at::kLong));
+  std::vector<at::Tensor> in = {mine};
+  s.pg->allgather(all, in)->wait();
+  for (int r = 1; r < world; ++r) {
+    const int64_t count0 = all[0][0][0].item<int64_t>(), count = all[0][r][0].item<int64_t>();
+    TORCH_CHECK(count0 == count && all[0][0][1].item<int64_t>() == all[0][r][1].item<int64_t>(),
+                "DistributedDataParallel: rank ", r, "'s model has ", count,
+                " parameters that require grad", count == count0 ? " of other shapes or dtypes" : "",
+                " than rank 0's (", count0, "); every rank must build the same model.");
+  }
+}
+
 }  // namespace
 
 DistributedDataParallel::DistributedDataParallel(
@@ -196,6 +231,8 @@ DistributedDataParallel::DistributedDataParallel(
     TORCH_CHECK(p.device().is_cpu(), "DistributedDataParallel: parameter on ", p.device(),
                 "; the Gloo group works on CPU parameters.");
   }
+
+  check_same_model(s);
 
   // Rank 0's parameters and buffers everywhere.
   {

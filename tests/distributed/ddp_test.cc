@@ -188,6 +188,22 @@ TEST(DistributedDataParallel, BuffersComeFromRankZeroBeforeEachForward) {
   EXPECT_THAT(codes, Each(0));
 }
 
+TEST(DistributedDataParallel, RanksWithDifferentModelsAllSayWhich) {
+  auto codes = run_group(3, [](int rank) {
+    nn::Linear same(3, 2);
+    DDP ok(same);  // the same everywhere: no error
+    nn::Linear shaped(3, rank == 2 ? 4 : 2);
+    EXPECT_THAT(errorOf([&] { DDP ddp(shaped); }),
+                HasSubstr("rank 2's model has 2 parameters that require grad of other shapes or "
+                          "dtypes than rank 0's (2); every rank must build the same model."));
+    nn::Linear counted = rank == 1 ? nn::Linear(nn::LinearOptions(3, 2).bias(false))
+                                   : nn::Linear(3, 2);
+    EXPECT_THAT(errorOf([&] { DDP ddp(counted); }),
+                HasSubstr("rank 1's model has 1 parameters that require grad than rank 0's (2)"));
+  });
+  EXPECT_THAT(codes, Each(0));
+}
+
 TEST(DistributedDataParallel, BadOptionsAreRefused) {
   auto codes = run_group(2, [](int) {
     nn::Linear model(2, 2);

@@ -12,6 +12,7 @@
 #pragma once
 
 #include "distributed/autograd/autograd.h"
+#include "distributed/c10d/FileStore.h"
 #include "distributed/c10d/ProcessGroupGloo.h"
 #include "distributed/c10d/TCPStore.h"
 #include "distributed/c10d/ddp.h"

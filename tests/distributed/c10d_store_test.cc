@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -174,6 +176,77 @@ TEST(TCPStore, ManyThreadsAddConcurrently) {
   }
   for (auto& t : threads) t.join();
   EXPECT_EQ(s->add("counter", 0), 200);
+}
+
+std::string temp_path(const char* name) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  return std::string(dir != nullptr ? dir : "/tmp") + "/" + name;
+}
+
+TEST(FileStore, EveryOperationSharedThroughTheFile) {
+  const std::string path = temp_path("every.store");
+  std::remove(path.c_str());
+  c10d::FileStore a(path, milliseconds(10000)), b(path, milliseconds(10000));
+  a.set("k", "v");
+  EXPECT_EQ(b.get("k"), bytes("v"));
+  const std::string binary("\0\x01\xff", 3);
+  b.set(binary, std::vector<uint8_t>{0, 255});
+  EXPECT_EQ(a.get(binary), (std::vector<uint8_t>{0, 255}));
+  EXPECT_EQ(a.add("n", 5), 5);
+  EXPECT_EQ(b.add("n", -2), 3);
+  EXPECT_EQ(a.compareSet("cs", {}, bytes("x")), bytes("x"));
+  EXPECT_EQ(b.compareSet("cs", bytes("x"), bytes("y")), bytes("y"));
+  EXPECT_EQ(a.compareSet("cs", bytes("x"), bytes("z")), bytes("y"));
+  EXPECT_EQ(a.compareSet("absent", bytes("x"), bytes("z")), bytes("x"));
+  EXPECT_TRUE(b.check({"k", "n", "cs"}));
+  EXPECT_FALSE(b.check({"k", "absent"}));
+  EXPECT_EQ(a.getNumKeys(), 4);
+  EXPECT_TRUE(b.deleteKey("k"));
+  EXPECT_FALSE(a.deleteKey("k"));
+  EXPECT_EQ(b.getNumKeys(), 3);
+  EXPECT_THAT(errorOf([&] { a.add("cs", 1); }), HasSubstr("the value is not an integer"));
+  // A third store opened later reads the same state from the file.
+  c10d::FileStore later(path);
+  EXPECT_EQ(later.get("n"), bytes("3"));
+  EXPECT_FALSE(later.check({"k"}));
+}
+
+TEST(FileStore, WaitBlocksUntilAnotherThreadSetsAndTimesOut) {
+  const std::string path = temp_path("wait.store");
+  std::remove(path.c_str());
+  c10d::FileStore a(path, milliseconds(5000)), b(path, milliseconds(5000));
+  std::thread setter([&] {
+    std::this_thread::sleep_for(milliseconds(100));
+    b.set("late", "here");
+  });
+  EXPECT_EQ(a.get("late"), bytes("here"));
+  setter.join();
+  EXPECT_THAT(errorOf([&] { a.wait({"never"}, milliseconds(100)); }),
+              HasSubstr("FileStore: wait of ['never'] timed out after 100 ms (file " + path));
+  // Concurrent adds from several threads, each with its own store object.
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&path] {
+      c10d::FileStore s(path);
+      for (int i = 0; i < 25; ++i) s.add("counter", 1);
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(a.add("counter", 0), 100);
+}
+
+TEST(FileStore, UnusableAndDamagedFilesAreRefused) {
+  EXPECT_THAT(errorOf([] { c10d::FileStore("/nonexistent-folder/x.store"); }),
+              HasSubstr("FileStore: cannot open '/nonexistent-folder/x.store': No such file"));
+  const std::string path = temp_path("damaged.store");
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(f, nullptr);
+    std::fputs("not a store", f);
+    std::fclose(f);
+  }
+  EXPECT_THAT(errorOf([&] { c10d::FileStore s(path); }),
+              HasSubstr("is not a store file or is damaged (at byte 1 of 11)"));
 }
 
 }  // namespace

@@ -8,6 +8,8 @@
 #include <ATen/ATen.h>
 
 #include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
@@ -174,6 +176,20 @@ TEST(ProcessGroupGloo, TwoGroupsOnOneStoreRunConcurrently) {
       EXPECT_TRUE(at::equal(t[0], at::full({100}, 1.0)));
     }
     other.join();
+  });
+  EXPECT_THAT(codes, Each(0));
+}
+
+TEST(ProcessGroupGloo, MeetsThroughAFileStore) {
+  const char* dir = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(dir != nullptr ? dir : "/tmp") + "/group.store";
+  std::remove(path.c_str());
+  auto codes = run_workers(2, [&path](int rank, const auto&) {
+    auto store = c10::make_intrusive<c10d::FileStore>(path, milliseconds(20000));
+    auto pg = c10::make_intrusive<c10d::ProcessGroupGloo>(store, rank, 2);
+    std::vector<at::Tensor> t = {at::full({3}, static_cast<double>(rank + 1))};
+    pg->allreduce(t)->wait();
+    EXPECT_TRUE(at::equal(t[0], at::full({3}, 3.0)));
   });
   EXPECT_THAT(codes, Each(0));
 }

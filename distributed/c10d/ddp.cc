@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <unordered_set>
 #include <utility>
 
 #include "aten/Functions.h"
@@ -56,6 +57,9 @@ struct DistributedDataParallel::Impl : std::enable_shared_from_this<DistributedD
   std::vector<std::shared_ptr<torch::autograd::Node>> accumulators;  // keep the hooks alive
 
   std::mutex mutex;
+  // find_unused_parameters: the parameters the last forward's output does
+  // not depend on (Note [Unused parameters]).
+  std::vector<size_t> unused_in_forward;
   bool sync = true;            // false under no_sync
   bool in_backward = false;    // a final callback is queued
   size_t next_to_launch = 0;
@@ -91,20 +95,54 @@ struct DistributedDataParallel::Impl : std::enable_shared_from_this<DistributedD
       // Holds the reducer until the pass ends, even if the DDP object goes.
       torch::autograd::Engine::get_default_engine().queue_callback(
           [self = shared_from_this()] { self->finalize(); });
+      for (size_t unused : unused_in_forward) mark_one(unused, /*zeros=*/true);
     }
+    mark_one(index, /*zeros=*/false);
+    launch_ready();
+  }
+
+  // Under mutex: notes parameter `index`'s gradient (zeros when it has none,
+  // or when `zeros`: a parameter unused in this pass).
+  void mark_one(size_t index, bool zeros) {
     auto [bi, slot] = where[index];
     Bucket& b = buckets[bi];
     if (b.ready[slot]) return;  // a second gradient for it in this pass: already counted
     const at::Tensor& grad = params[index].grad();
     at::Tensor dst = b.flat.narrow(0, b.offsets[slot], params[index].numel());
-    if (grad.defined()) {
+    if (grad.defined() && !zeros) {
       dst.copy_(grad.reshape({-1}));
     } else {
       dst.zero_();
     }
     b.ready[slot] = true;
     --b.pending;
-    launch_ready();
+  }
+
+  // Note [Unused parameters]
+  // ~~~~~~~~~~~~~~~~~~~~~~~~
+  // With find_unused_parameters, forward() walks the output's graph for the
+  // AccumulateGrad Nodes it reaches; the parameters it does not reach get no
+  // gradient in the coming backward, so they count as ready (zeros) when
+  // that backward starts, and their buckets need not wait for its end. A
+  // parameter the walk reached that still gets no gradient (backward from
+  // another output) is zeroed at the end, as before.
+  void find_unused(const at::Tensor& output) {
+    std::vector<const torch::autograd::Node*> stack;
+    std::unordered_set<const torch::autograd::Node*> seen;
+    if (const auto& fn = torch::autograd::impl::grad_fn(output)) stack.push_back(fn.get());
+    while (!stack.empty()) {
+      const torch::autograd::Node* n = stack.back();
+      stack.pop_back();
+      if (!seen.insert(n).second) continue;
+      for (const auto& e : n->next_edges()) {
+        if (e.is_valid()) stack.push_back(e.function.get());
+      }
+    }
+    std::lock_guard<std::mutex> lock(mutex);
+    unused_in_forward.clear();
+    for (size_t k = 0; k < accumulators.size(); ++k) {
+      if (seen.count(accumulators[k].get()) == 0) unused_in_forward.push_back(k);
+    }
   }
 
   void finalize() {
@@ -296,7 +334,9 @@ at::Tensor DistributedDataParallel::forward(const at::Tensor& input) {
       for (auto& w : works) w->wait();
     }
   }
-  return s.forward(input);
+  at::Tensor output = s.forward(input);
+  if (s.options.find_unused_parameters && output.requires_grad()) s.find_unused(output);
+  return output;
 }
 
 const std::shared_ptr<Module>& DistributedDataParallel::module() const { return impl_->module; }

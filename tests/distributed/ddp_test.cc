@@ -162,10 +162,28 @@ TEST(DistributedDataParallel, AParameterWithoutGradientIsAnErrorUnlessAllowed) {
     for (auto& p : model->parameters()) p.mutable_grad() = at::Tensor();
     torch::nn::parallel::DistributedDataParallelOptions o;
     o.find_unused_parameters = true;
+    o.bucket_cap_mb = 1e-6;  // one parameter per bucket
     DDP lenient(model, forward, o);
+    // The unused head's buckets start with backward's first gradient (Note
+    // [Unused parameters]), before the used head's last one.
+    std::vector<size_t> launched;
+    bool first_before_used_grads = false;
+    lenient.set_bucket_launch_callback([&](size_t b) {
+      launched.push_back(b);
+      if (b == 0) {
+        first_before_used_grads =
+            !(model->used->weight.grad().defined() && model->used->bias.grad().defined());
+      }
+    });
     lenient.forward(at::ones({1, 3})).sum().backward();
+    EXPECT_TRUE(first_before_used_grads)
+        << "the unused parameter's bucket waited for the used head's gradients";
     EXPECT_TRUE(at::allclose(model->used->bias.grad(), at::ones({2})));
     EXPECT_TRUE(at::equal(model->unused->bias.grad(), at::zeros({2})));
+    // Buckets hold parameters 3, 2, 1, 0 (reverse order); 3 and 2 are the
+    // unused head's, launched first, before bucket 3 (parameter 0) is ready.
+    EXPECT_EQ(launched, (std::vector<size_t>{0, 1, 2, 3}));
+    EXPECT_EQ(lenient.bucket_indices(), (std::vector<std::vector<size_t>>{{3}, {2}, {1}, {0}}));
   });
   EXPECT_THAT(codes, Each(0));
 }

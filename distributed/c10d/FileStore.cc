@@ -164,11 +164,7 @@ int64_t FileStore::add(const std::string& key, int64_t value) {
   int64_t current = 0;
   auto it = f.data.find(key);
   if (it != f.data.end()) {
-    errno = 0;
-    char* end = nullptr;
-    current = std::strtoll(it->second.c_str(), &end, 10);
-    TORCH_CHECK(!it->second.empty() && end == it->second.c_str() + it->second.size() && errno == 0,
-                "FileStore: add of ['", key, "']: the value is not an integer; add() works on "
+    TORCH_CHECK(detail::parse_counter(it->second, &current), "FileStore: add of ['", key, "']: the value is not an integer; add() works on "
                 "keys only add() wrote.");
   }
   current += value;

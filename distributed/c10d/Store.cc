@@ -1,6 +1,8 @@
 // distributed/c10d/Store.cc — c10d::Store's helpers and PrefixStore.
 #include "distributed/c10d/Store.h"
 
+#include <cerrno>
+#include <cstdlib>
 #include <utility>
 
 #include "c10/util/Exception.h"
@@ -9,6 +11,16 @@ namespace c10d {
 
 constexpr std::chrono::milliseconds Store::kDefaultTimeout;
 constexpr std::chrono::milliseconds Store::kNoTimeout;
+
+namespace detail {
+bool parse_counter(const std::string& text, int64_t* value) {
+  if (text.empty()) return false;
+  errno = 0;
+  char* end = nullptr;
+  *value = std::strtoll(text.c_str(), &end, 10);
+  return end == text.c_str() + text.size() && errno == 0;
+}
+}  // namespace detail
 
 void Store::set(const std::string& key, const std::string& value) {
   set(key, std::vector<uint8_t>(value.begin(), value.end()));

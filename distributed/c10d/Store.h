@@ -68,6 +68,11 @@ class Store : public c10::intrusive_ptr_target {
   std::chrono::milliseconds timeout_;
 };
 
+namespace detail {
+// The integer an add() wrote (decimal text), or false when `text` is not one.
+bool parse_counter(const std::string& text, int64_t* value);
+}  // namespace detail
+
 // c10d::PrefixStore — every key of `store` under "prefix/". Shares the
 // underlying store (and its timeout).
 class PrefixStore : public Store {

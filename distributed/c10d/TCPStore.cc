@@ -181,11 +181,7 @@ struct TCPStore::Server {
             auto it = data.find(keys[0]);
             int64_t value = 0;
             if (it != data.end()) {
-              errno = 0;
-              char* end = nullptr;
-              value = std::strtoll(it->second.c_str(), &end, 10);
-              if (it->second.empty() || end != it->second.c_str() + it->second.size() ||
-                  errno != 0) {
+              if (!detail::parse_counter(it->second, &value)) {
                 out.set_error("the value of '" + printable(keys[0]) +
                               "' is not an integer; add() works on keys only add() wrote");
                 break;

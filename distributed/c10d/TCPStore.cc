@@ -4,8 +4,6 @@
 #include "distributed/c10d/TCPStore.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <utility>

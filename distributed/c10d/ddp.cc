@@ -171,14 +171,7 @@ struct DistributedDataParallel::Impl : std::enable_shared_from_this<DistributedD
                   "Options::find_unused_parameters = true, or make sure every parameter "
                   "takes part in the loss.");
     }
-    for (Bucket& b : buckets) {
-      for (size_t s = 0; s < b.params.size(); ++s) {
-        if (b.ready[s]) continue;
-        b.flat.narrow(0, b.offsets[s], params[b.params[s]].numel()).zero_();
-        b.ready[s] = true;
-        --b.pending;
-      }
-    }
+    for (size_t i : unused) mark_one(i, /*zeros=*/true);  // find_unused_parameters
     launch_ready();
     for (Bucket& b : buckets) b.work->wait();
     at::NoGradGuard no_grad;

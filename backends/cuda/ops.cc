@@ -259,9 +259,11 @@ c10::Scalar local_scalar_dense(const at::Tensor& self) {
 
 // ---- pointwise -----------------------------------------------------------------
 
-at::Tensor& binary_out(const char* op, kernels::BinaryOp kind, const at::Tensor& self,
-                       const at::Tensor& other, double alpha, const at::Tensor& out,
-                       bool int_to_float = false) {
+// Returns the result by value: when `out` is undefined the iterator owns the
+// tensor it allocated, and a reference to it would dangle once it is gone.
+at::Tensor binary_out(const char* op, kernels::BinaryOp kind, const at::Tensor& self,
+                      const at::Tensor& other, double alpha, const at::Tensor& out,
+                      bool int_to_float = false) {
   CUDAIterator iter(at::TensorIteratorConfig(op)
                         .add_output(out)
                         .add_input(self)
@@ -273,7 +275,7 @@ at::Tensor& binary_out(const char* op, kernels::BinaryOp kind, const at::Tensor&
   iter.run(op, [&](const kernels::Iteration& it, void* stream) {
     return kernels::launch_binary(it, kind, dtype, alpha, stream);
   });
-  return const_cast<at::Tensor&>(iter.output());
+  return iter.output();
 }
 
 #define EMBER_CUDA_BINARY_ALPHA(name, kind)                                        \
@@ -313,8 +315,8 @@ EMBER_CUDA_BINARY_ALPHA(sub, kernels::BinaryOp::kSub)
 EMBER_CUDA_BINARY(mul, kernels::BinaryOp::kMul, false)
 EMBER_CUDA_BINARY(div, kernels::BinaryOp::kDiv, true)
 
-at::Tensor& unary_out(const char* op, kernels::UnaryOp kind, const at::Tensor& self,
-                      const at::Tensor& out, bool int_to_float) {
+at::Tensor unary_out(const char* op, kernels::UnaryOp kind, const at::Tensor& self,
+                     const at::Tensor& out, bool int_to_float) {
   CUDAIterator iter(at::TensorIteratorConfig(op)
                         .add_output(out)
                         .add_input(self)
@@ -325,7 +327,7 @@ at::Tensor& unary_out(const char* op, kernels::UnaryOp kind, const at::Tensor& s
   iter.run(op, [&](const kernels::Iteration& it, void* stream) {
     return kernels::launch_unary(it, kind, dtype, stream);
   });
-  return const_cast<at::Tensor&>(iter.output());
+  return iter.output();
 }
 
 #define EMBER_CUDA_UNARY(name, kind, int_to_float)                                 \

@@ -6,6 +6,7 @@
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <string>
 
 #include "backends/cuda/kernels/launch.h"
@@ -49,6 +50,49 @@ __global__ void elementwise_kernel(Iteration it, F f) {
   }
 }
 
+// Note [Vectorized elementwise loop]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// When every operand is contiguous, of the element type T and 16-byte
+// aligned, each thread moves 16 bytes of every operand per step (float4-
+// sized loads and stores: 4 floats, 2 doubles or int64s): f runs on the
+// elements in registers. One element per thread reached 0.73x the card's
+// device-to-device copy bandwidth for a 16M-float add on an H100; 16-byte
+// accesses are what the memory system needs to approach it. The elements
+// past the last whole vector are done one per thread.
+template <typename T>
+struct alignas(16) Vec16 {
+  static constexpr int kN = 16 / sizeof(T);
+  T v[kN];
+};
+
+template <int NOps, typename T, typename F>
+__global__ void vectorized_kernel(Iteration it, F f) {
+  using V = Vec16<T>;
+  constexpr int kN = V::kN;
+  const int64_t nvec = it.numel / kN;
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  for (int64_t v = first; v < nvec; v += stride) {
+    V regs[NOps];
+#pragma unroll
+    for (int k = 1; k < NOps; ++k) regs[k] = reinterpret_cast<const V*>(it.data[k])[v];
+#pragma unroll
+    for (int j = 0; j < kN; ++j) {
+      char* ptrs[NOps];
+#pragma unroll
+      for (int k = 0; k < NOps; ++k) ptrs[k] = reinterpret_cast<char*>(&regs[k].v[j]);
+      f(ptrs);
+    }
+    reinterpret_cast<V*>(it.data[0])[v] = regs[0];
+  }
+  for (int64_t i = nvec * kN + first; i < it.numel; i += stride) {
+    char* ptrs[NOps];
+#pragma unroll
+    for (int k = 0; k < NOps; ++k) ptrs[k] = it.data[k] + i * static_cast<int64_t>(sizeof(T));
+    f(ptrs);
+  }
+}
+
 inline std::string launch_status() {
   const cudaError_t err = cudaGetLastError();
   if (err == cudaSuccess) return "";
@@ -63,6 +107,26 @@ std::string launch_elementwise(const Iteration& it, F f, void* stream) {
   const int blocks = static_cast<int>(wanted < 65535 * 8 ? wanted : 65535 * 8);
   elementwise_kernel<NOps><<<blocks, kThreads, 0,
                              static_cast<cudaStream_t>(stream)>>>(it, f);
+  return launch_status();
+}
+
+// launch_elementwise for operands that are all of type T: the vectorized
+// loop where it applies (Note [Vectorized elementwise loop]), else the
+// general one.
+template <int NOps, typename T, typename F>
+std::string launch_elementwise_typed(const Iteration& it, F f, void* stream) {
+  if (it.numel == 0) return "";
+  bool vectorize = it.contiguous && sizeof(T) <= 16;
+  for (int k = 0; k < NOps && vectorize; ++k) {
+    vectorize = (it.ndim == 0 || it.strides[k][0] == static_cast<int64_t>(sizeof(T))) &&
+                reinterpret_cast<uintptr_t>(it.data[k]) % 16 == 0;
+  }
+  if (!vectorize) return launch_elementwise<NOps>(it, f, stream);
+  constexpr int kThreads = 256;
+  const int64_t per_block = int64_t{kThreads} * Vec16<T>::kN;
+  const int64_t wanted = (it.numel + per_block - 1) / per_block;
+  const int blocks = static_cast<int>(wanted < 65535 * 8 ? wanted : 65535 * 8);
+  vectorized_kernel<NOps, T><<<blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(it, f);
   return launch_status();
 }
 

@@ -65,13 +65,13 @@ std::string launch_binary(const Iteration& it, BinaryOp op, Dtype dtype,
                           double alpha, void* stream) {
   switch (dtype) {
     case Dtype::kFloat:
-      return launch_elementwise<3>(it, BinaryFn<float>{op, static_cast<float>(alpha)}, stream);
+      return launch_elementwise_typed<3, float>(it, BinaryFn<float>{op, static_cast<float>(alpha)}, stream);
     case Dtype::kDouble:
-      return launch_elementwise<3>(it, BinaryFn<double>{op, alpha}, stream);
+      return launch_elementwise_typed<3, double>(it, BinaryFn<double>{op, alpha}, stream);
     case Dtype::kLong:
-      return launch_elementwise<3>(it, BinaryFn<int64_t>{op, static_cast<int64_t>(alpha)}, stream);
+      return launch_elementwise_typed<3, int64_t>(it, BinaryFn<int64_t>{op, static_cast<int64_t>(alpha)}, stream);
     case Dtype::kInt:
-      return launch_elementwise<3>(it, BinaryFn<int32_t>{op, static_cast<int32_t>(alpha)}, stream);
+      return launch_elementwise_typed<3, int32_t>(it, BinaryFn<int32_t>{op, static_cast<int32_t>(alpha)}, stream);
     case Dtype::kBool:
       break;
   }
@@ -80,10 +80,10 @@ std::string launch_binary(const Iteration& it, BinaryOp op, Dtype dtype,
 
 std::string launch_unary(const Iteration& it, UnaryOp op, Dtype dtype, void* stream) {
   switch (dtype) {
-    case Dtype::kFloat: return launch_elementwise<2>(it, UnaryFn<float>{op}, stream);
-    case Dtype::kDouble: return launch_elementwise<2>(it, UnaryFn<double>{op}, stream);
-    case Dtype::kLong: return launch_elementwise<2>(it, UnaryFn<int64_t>{op}, stream);
-    case Dtype::kInt: return launch_elementwise<2>(it, UnaryFn<int32_t>{op}, stream);
+    case Dtype::kFloat: return launch_elementwise_typed<2, float>(it, UnaryFn<float>{op}, stream);
+    case Dtype::kDouble: return launch_elementwise_typed<2, double>(it, UnaryFn<double>{op}, stream);
+    case Dtype::kLong: return launch_elementwise_typed<2, int64_t>(it, UnaryFn<int64_t>{op}, stream);
+    case Dtype::kInt: return launch_elementwise_typed<2, int32_t>(it, UnaryFn<int32_t>{op}, stream);
     case Dtype::kBool: break;
   }
   return "unary ops are not instantiated for bool on CUDA";

@@ -1,0 +1,152 @@
+// The CUDA plugin against the card's physical limits, measured in the same
+// run (issue 18's benchmarks):
+//   - device-to-device cudaMemcpy of 64 MiB (bytes read + written per second)
+//     against `add` of 16M floats (it moves 1.5x a copy's bytes: two reads,
+//     one write), into a preallocated output and into a new one;
+//   - cuBLAS SGEMM 4096^3 called directly against at::mm 4096 (default math
+//     mode on both: no TF32, as PyTorch's default);
+//   - the host time of a 1-element `add` (dispatch, the iterator, the launch;
+//     no synchronization per call).
+// GPU times come from CUDA events around a batch of calls on the current
+// stream (manual time); the 1-element add is wall-clock time. Where there is
+// no device every benchmark stops with the reason.
+//
+//   ./bazelw run -c opt //tools/bench:cuda_bench   (on a machine with a GPU)
+#include <benchmark/benchmark.h>
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include <ATen/cuda/CUDAEvent.h>
+#include <c10/cuda/CUDAStream.h>
+#include <torch/cuda.h>
+#include <torch/torch.h>
+
+namespace {
+
+constexpr int kBatch = 20;  // calls between two events
+
+bool skip_without_device(benchmark::State& state) {
+  if (torch::cuda::is_available()) return false;
+  state.SkipWithError("no CUDA device");
+  return true;
+}
+
+at::TensorOptions on_gpu() { return at::TensorOptions().device(c10::Device(c10::kCUDA, 0)); }
+
+cudaStream_t current() { return c10::cuda::getCurrentCUDAStream().stream(); }
+
+// Times kBatch calls of `f` per iteration with events on the current stream.
+template <typename F>
+void time_on_device(benchmark::State& state, F f) {
+  f();  // warm-up: allocator, handles, first launch
+  torch::cuda::synchronize();
+  at::cuda::CUDAEvent start(cudaEventDefault), end(cudaEventDefault);
+  for (auto _ : state) {
+    start.record(c10::cuda::getCurrentCUDAStream());
+    for (int i = 0; i < kBatch; ++i) f();
+    end.record(c10::cuda::getCurrentCUDAStream());
+    end.synchronize();
+    state.SetIterationTime(static_cast<double>(start.elapsed_time(end)) / 1e3 / kBatch);
+  }
+}
+
+void bytes_per_second(benchmark::State& state, double bytes) {
+  state.counters["bytes/s"] = benchmark::Counter(
+      bytes * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+void flops_per_second(benchmark::State& state, double flops) {
+  state.counters["FLOP/s"] = benchmark::Counter(
+      flops * static_cast<double>(state.iterations()), benchmark::Counter::kIsRate);
+}
+
+constexpr int64_t kElems = int64_t{16} << 20;  // 16M floats, 64 MiB
+constexpr int64_t kGemm = 4096;
+
+void BM_AnchorMemcpyDeviceToDevice(benchmark::State& state) {
+  if (skip_without_device(state)) return;
+  const at::Tensor src = at::ones({kElems}, on_gpu());
+  at::Tensor dst = at::empty({kElems}, on_gpu());
+  const size_t bytes = static_cast<size_t>(kElems) * sizeof(float);
+  time_on_device(state, [&] {
+    cudaMemcpyAsync(dst.data_ptr(), src.data_ptr(), bytes, cudaMemcpyDeviceToDevice, current());
+  });
+  bytes_per_second(state, 2.0 * static_cast<double>(bytes));
+}
+BENCHMARK(BM_AnchorMemcpyDeviceToDevice)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+void BM_AddOut16M(benchmark::State& state) {
+  if (skip_without_device(state)) return;
+  const at::Tensor a = at::ones({kElems}, on_gpu()), b = at::ones({kElems}, on_gpu());
+  at::Tensor out = at::empty({kElems}, on_gpu());
+  time_on_device(state, [&] { at::add_out(out, a, b); });
+  bytes_per_second(state, 3.0 * static_cast<double>(kElems) * sizeof(float));
+}
+BENCHMARK(BM_AddOut16M)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+void BM_Add16M(benchmark::State& state) {
+  if (skip_without_device(state)) return;
+  const at::Tensor a = at::ones({kElems}, on_gpu()), b = at::ones({kElems}, on_gpu());
+  time_on_device(state, [&] { benchmark::DoNotOptimize(at::add(a, b)); });
+  bytes_per_second(state, 3.0 * static_cast<double>(kElems) * sizeof(float));
+}
+BENCHMARK(BM_Add16M)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+void BM_AnchorCublasSgemm4096(benchmark::State& state) {
+  if (skip_without_device(state)) return;
+  const at::Tensor a = at::randn({kGemm, kGemm}).to(on_gpu().device());
+  const at::Tensor b = at::randn({kGemm, kGemm}).to(on_gpu().device());
+  at::Tensor c = at::empty({kGemm, kGemm}, on_gpu());
+  cublasHandle_t h = nullptr;
+  if (cublasCreate(&h) != CUBLAS_STATUS_SUCCESS) {
+    state.SkipWithError("cublasCreate failed");
+    return;
+  }
+  cublasSetStream(h, current());
+  const float one = 1.0f, zero = 0.0f;
+  const int n = static_cast<int>(kGemm);
+  time_on_device(state, [&] {
+    cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, b.data_ptr<float>(), n,
+                a.data_ptr<float>(), n, &zero, c.data_ptr<float>(), n);
+  });
+  cublasDestroy(h);
+  flops_per_second(state, 2.0 * kGemm * kGemm * kGemm);
+}
+BENCHMARK(BM_AnchorCublasSgemm4096)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+void BM_Mm4096(benchmark::State& state) {
+  if (skip_without_device(state)) return;
+  const at::Tensor a = at::randn({kGemm, kGemm}).to(on_gpu().device());
+  const at::Tensor b = at::randn({kGemm, kGemm}).to(on_gpu().device());
+  time_on_device(state, [&] { benchmark::DoNotOptimize(at::mm(a, b)); });
+  flops_per_second(state, 2.0 * kGemm * kGemm * kGemm);
+}
+BENCHMARK(BM_Mm4096)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// Host time of one small op: the GPU keeps up, so wall time per call is the
+// dispatcher, the iterator and the launch. One synchronization per batch.
+void BM_AddOneElementHostTime(benchmark::State& state) {
+  if (skip_without_device(state)) return;
+  const at::Tensor a = at::ones({1}, on_gpu()), b = at::ones({1}, on_gpu());
+  benchmark::DoNotOptimize(at::add(a, b));
+  torch::cuda::synchronize();
+  int64_t calls = 0;
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(at::add(a, b));
+    if (++calls % 1000 == 0) torch::cuda::synchronize();
+  }
+  torch::cuda::synchronize();
+}
+BENCHMARK(BM_AddOneElementHostTime)->UseRealTime()->Iterations(20000)->Unit(benchmark::kMicrosecond);
+
+// The same on the CPU plugin, for scale.
+void BM_AddOneElementCpu(benchmark::State& state) {
+  const at::Tensor a = at::ones({1}), b = at::ones({1});
+  for (auto _ : state) benchmark::DoNotOptimize(at::add(a, b));
+}
+BENCHMARK(BM_AddOneElementCpu)->Unit(benchmark::kMicrosecond);
+
+}  // namespace

@@ -58,37 +58,51 @@ __global__ void elementwise_kernel(Iteration it, F f) {
 // elements in registers. One element per thread reached 0.73x the card's
 // device-to-device copy bandwidth for a 16M-float add on an H100; 16-byte
 // accesses are what the memory system needs to approach it. The elements
-// past the last whole vector are done one per thread.
+// past the last whole vector are done one per thread. Dense operands that
+// are not aligned run the same kernel one element per thread; either way
+// the kernel takes the small Dense parameter rather than the Iteration.
 template <typename T>
 struct alignas(16) Vec16 {
   static constexpr int kN = 16 / sizeof(T);
   T v[kN];
 };
 
-template <int NOps, typename T, typename F>
-__global__ void vectorized_kernel(Iteration it, F f) {
+// The operands of a dense launch: NOps base pointers and the element count
+// (a small kernel parameter; the Iteration is about 440 bytes).
+template <int NOps>
+struct Dense {
+  char* data[NOps];
+  int64_t numel;
+};
+
+template <int NOps, typename T, bool Vectorize, typename F>
+__global__ void dense_kernel(Dense<NOps> d, F f) {
   using V = Vec16<T>;
-  constexpr int kN = V::kN;
-  const int64_t nvec = it.numel / kN;
+  constexpr int kN = Vectorize ? V::kN : 1;
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-  for (int64_t v = first; v < nvec; v += stride) {
-    V regs[NOps];
+  int64_t done = 0;
+  if constexpr (Vectorize) {
+    const int64_t nvec = d.numel / kN;
+    for (int64_t v = first; v < nvec; v += stride) {
+      V regs[NOps];
 #pragma unroll
-    for (int k = 1; k < NOps; ++k) regs[k] = reinterpret_cast<const V*>(it.data[k])[v];
+      for (int k = 1; k < NOps; ++k) regs[k] = reinterpret_cast<const V*>(d.data[k])[v];
 #pragma unroll
-    for (int j = 0; j < kN; ++j) {
-      char* ptrs[NOps];
+      for (int j = 0; j < kN; ++j) {
+        char* ptrs[NOps];
 #pragma unroll
-      for (int k = 0; k < NOps; ++k) ptrs[k] = reinterpret_cast<char*>(&regs[k].v[j]);
-      f(ptrs);
+        for (int k = 0; k < NOps; ++k) ptrs[k] = reinterpret_cast<char*>(&regs[k].v[j]);
+        f(ptrs);
+      }
+      reinterpret_cast<V*>(d.data[0])[v] = regs[0];
     }
-    reinterpret_cast<V*>(it.data[0])[v] = regs[0];
+    done = nvec * kN;
   }
-  for (int64_t i = nvec * kN + first; i < it.numel; i += stride) {
+  for (int64_t i = done + first; i < d.numel; i += stride) {
     char* ptrs[NOps];
 #pragma unroll
-    for (int k = 0; k < NOps; ++k) ptrs[k] = it.data[k] + i * static_cast<int64_t>(sizeof(T));
+    for (int k = 0; k < NOps; ++k) ptrs[k] = d.data[k] + i * static_cast<int64_t>(sizeof(T));
     f(ptrs);
   }
 }
@@ -116,17 +130,25 @@ std::string launch_elementwise(const Iteration& it, F f, void* stream) {
 template <int NOps, typename T, typename F>
 std::string launch_elementwise_typed(const Iteration& it, F f, void* stream) {
   if (it.numel == 0) return "";
-  bool vectorize = it.contiguous && sizeof(T) <= 16;
-  for (int k = 0; k < NOps && vectorize; ++k) {
-    vectorize = (it.ndim == 0 || it.strides[k][0] == static_cast<int64_t>(sizeof(T))) &&
-                reinterpret_cast<uintptr_t>(it.data[k]) % 16 == 0;
+  bool dense = it.contiguous, aligned = true;
+  Dense<NOps> d;
+  d.numel = it.numel;
+  for (int k = 0; k < NOps; ++k) {
+    dense = dense && it.strides[k][0] == static_cast<int64_t>(sizeof(T));
+    aligned = aligned && reinterpret_cast<uintptr_t>(it.data[k]) % 16 == 0;
+    d.data[k] = it.data[k];
   }
-  if (!vectorize) return launch_elementwise<NOps>(it, f, stream);
+  if (!dense) return launch_elementwise<NOps>(it, f, stream);
   constexpr int kThreads = 256;
-  const int64_t per_block = int64_t{kThreads} * Vec16<T>::kN;
+  const int64_t per_block = int64_t{kThreads} * (aligned ? Vec16<T>::kN : 1);
   const int64_t wanted = (it.numel + per_block - 1) / per_block;
   const int blocks = static_cast<int>(wanted < 65535 * 8 ? wanted : 65535 * 8);
-  vectorized_kernel<NOps, T><<<blocks, kThreads, 0, static_cast<cudaStream_t>(stream)>>>(it, f);
+  const auto s = static_cast<cudaStream_t>(stream);
+  if (aligned) {
+    dense_kernel<NOps, T, true><<<blocks, kThreads, 0, s>>>(d, f);
+  } else {
+    dense_kernel<NOps, T, false><<<blocks, kThreads, 0, s>>>(d, f);
+  }
   return launch_status();
 }
 

@@ -56,6 +56,17 @@ def cuda_compatible():
         "//conditions:default": [],
     })
 
+def if_cuda(if_true, if_false = []):
+    """if_true where CUDA targets build (toolkit found, not a sanitizer or
+    fuzz config), else if_false: e.g. a program's data gets the CUDA plugin
+    only where it exists."""
+    if not CUDA_FOUND:
+        return if_false
+    return select({
+        "//bazel:cuda_off": if_false,
+        "//conditions:default": if_true,
+    })
+
 def _cuda_objects_impl(ctx):
     nvcc = CUDA_PATH + "/bin/nvcc"
     includes = [".", ctx.bin_dir.path, ctx.genfiles_dir.path]

@@ -2,7 +2,8 @@
 // empty_strided, copy_ (CPU<->CUDA and on the device, any pair of the
 // supported dtypes), fill_, _local_scalar_dense (item()), add/sub/mul/div
 // (Tensor forms, functional, in-place, out=), relu/neg/abs/exp/log/sqrt/
-// tanh/sigmoid, sum (all elements and over dimensions). mm/addmm are in blas.cc. Every other op
+// tanh/sigmoid, sum (all elements and over dimensions). mm/addmm are in blas.cc,
+// softmax, nll_loss, threshold_backward and mean in nn_ops.cc. Every other op
 // on a CUDA tensor fails with the dispatcher's "no kernel" error.
 #include <algorithm>
 #include <cstring>

@@ -23,6 +23,7 @@
 
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using tools::train::Config;
 
@@ -297,7 +298,14 @@ TEST(Train, BadFlagValues) {
   c = quick();
   c.device = "cuda";
   EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
-              HasSubstr("no CUDA backend is available"));
+              AllOf(HasSubstr("--device=cuda, but "), HasSubstr("use --device=cpu")));
+  c.model = "cnn";
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("--device=cuda trains --model=mlp only so far"));
+  c.model = "mlp";
+  c.memory_report = true;
+  EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
+              HasSubstr("--memory-report measures the CPU allocator"));
   c = quick();
   c.lr = 1e6;  // diverges
   c.train_samples = 512;

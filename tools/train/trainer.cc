@@ -278,8 +278,13 @@ void save_checkpoint(const std::string& path, const Config& config, DataKind kin
                      torch::nn::Sequential& model, torch::optim::Optimizer& optimizer,
                      const std::vector<EpochStats>& history) {
   std::vector<std::pair<std::string, at::Tensor>> tensors;
-  for (auto& [name, t] : torch::module_state(*model)) tensors.emplace_back("model." + name, t);
-  for (auto& [name, t] : optimizer.named_state()) tensors.emplace_back("optimizer." + name, t);
+  // CPU tensors, wherever the model trains (Note [Training on CUDA]).
+  for (auto& [name, t] : torch::module_state(*model)) {
+    tensors.emplace_back("model." + name, t.to(c10::kCPU));
+  }
+  for (auto& [name, t] : optimizer.named_state()) {
+    tensors.emplace_back("optimizer." + name, t.to(c10::kCPU));
+  }
   {
     const at::Generator& gen = at::detail::getDefaultCPUGenerator();
     std::lock_guard<std::mutex> lock(gen.mutex());
@@ -336,6 +341,10 @@ std::vector<EpochStats> load_checkpoint(const std::string& path, const Config& c
               "--plot would not be written). Pass --epochs greater than ", history.size());
   if (!history.empty()) check_optimizer_state(path, model, optimizer_state, config);
   torch::load_module_state(*model, model_state, "checkpoint '" + path + "' (model)");
+  // The optimizer's state lives where the parameters do.
+  const c10::Device device = model->parameters().empty() ? c10::Device(c10::kCPU)
+                                                          : model->parameters()[0].device();
+  for (auto& [name, t] : optimizer_state) t = t.to(device);
   optimizer.load_named_state(optimizer_state);
   TORCH_CHECK(rng.defined(), "train: checkpoint '", path, "' has no 'rng' tensor");
   {
@@ -348,14 +357,16 @@ std::vector<EpochStats> load_checkpoint(const std::string& path, const Config& c
 
 // ---- the loop ---------------------------------------------------------------
 
-double evaluate(torch::nn::Sequential& model, const Split& test, int64_t batch_size) {
+double evaluate(torch::nn::Sequential& model, const Split& test, int64_t batch_size,
+                c10::Device device) {
   at::NoGradGuard no_grad;
   model->eval();
   const int64_t n = test.images.size(0);
   int64_t correct = 0;
   for (int64_t start = 0; start < n; start += batch_size) {
     const int64_t len = std::min(batch_size, n - start);
-    at::Tensor logits = model->forward(test.images.narrow(0, start, len));
+    const at::Tensor images = test.images.narrow(0, start, len).to(device);
+    const at::Tensor logits = model->forward(images).to(c10::kCPU);
     correct += logits.argmax(1).eq(test.targets.narrow(0, start, len)).sum().item<int64_t>();
   }
   model->train();
@@ -447,14 +458,30 @@ void validate(const Config& c) {
               c.profile_steps);
 }
 
+// --device=cuda: See Note [Training on CUDA].
+void check_cuda_config(const Config& config, const DataParallel& dp) {
+  TORCH_CHECK(config.model == "mlp", "train: --device=cuda trains --model=mlp only so far: "
+              "the CUDA plugin has no convolution or pooling kernels yet (docs/cuda.md); use "
+              "--device=cpu for --model=", config.model);
+  TORCH_CHECK(!dp.active(), "train: --device=cuda with several processes needs the NCCL "
+              "process group, which is not built yet; train on one process, or on the CPU");
+  TORCH_CHECK(!config.memory_report, "train: --memory-report measures the CPU allocator; it "
+              "is not available with --device=cuda (see c10::cuda::CUDACachingAllocator::"
+              "memory_summary)");
+  TORCH_CHECK(torch::cuda::is_available(), "train: --device=cuda, but ",
+              c10::impl::hasDeviceGuardImpl(c10::kCUDA)
+                  ? "no CUDA device is usable (torch::cuda::device_count() is 0)"
+                  : "Ember's CUDA plugin is not available in this build (it is built where "
+                    "the CUDA Toolkit is installed)",
+              "; use --device=cpu");
+}
+
 Result train(const Config& config, std::ostream& main_out) {
   validate(config);
-  TORCH_CHECK(config.device == "cpu",
-              "train: --device=cuda: no CUDA backend is available in this build (Ember's CUDA "
-              "plugin is not built on this machine); use --device=cpu");
   // Several processes: See Note [Data-parallel training] in data_parallel.cc.
   // Only rank 0 prints and writes files.
   const DataParallel dp = data_parallel_from_env();
+  if (config.device == "cuda") check_cuda_config(config, dp);
   NullStream quiet;
   std::ostream& out = dp.main() ? main_out : quiet;
   // Every core of the machine, shared by its processes.
@@ -525,7 +552,18 @@ Result train_rank(const Config& config, std::ostream& out, const DataParallel& d
       train_split.images.nbytes() + train_split.targets.nbytes() + test_split.images.nbytes() +
       test_split.targets.nbytes();
 
+  // Note [Training on CUDA]
+  // ~~~~~~~~~~~~~~~~~~~~~~~
+  // --device=cuda: the data set stays in host memory and each batch is
+  // copied to the device as it is used; the model is made on the CPU (the
+  // same initial weights as a CPU run with the same seed) and moved before
+  // the optimizer sees its parameters. Evaluation copies the logits back and
+  // counts on the CPU; checkpoints hold CPU tensors, so one written on the
+  // GPU resumes on the CPU and the other way round. The MLP only, on one
+  // process (check_cuda_config).
+  const c10::Device device(config.device == "cuda" ? c10::kCUDA : c10::kCPU);
   torch::nn::Sequential model = make_model(config.model, image_shape);
+  model->to(device);
   if (memory.measured) memory.parameters = tensor_bytes_in_use() - mark;
   for (const at::Tensor& p : model->parameters()) {
     result.parameters += p.numel();
@@ -606,8 +644,9 @@ Result train_rank(const Config& config, std::ostream& out, const DataParallel& d
           mark = tensor_bytes_in_use();
           c10::reset_cpu_allocator_peak();
         }
-        at::Tensor loss = F::cross_entropy(
-            ddp ? ddp->forward(batch.data) : model->forward(batch.data), batch.target);
+        const at::Tensor data = batch.data.to(device), target = batch.target.to(device);
+        at::Tensor loss =
+            F::cross_entropy(ddp ? ddp->forward(data) : model->forward(data), target);
         if (memory.measured && first_step) memory.activations = tensor_bytes_in_use() - mark;
         if (!config.graph.empty() && !graph_written) {
           write_graph(config.graph, loss, model);
@@ -664,7 +703,7 @@ Result train_rank(const Config& config, std::ostream& out, const DataParallel& d
     e.train_loss = totals[0] / std::max(totals[1], 1.0);
     e.samples_per_second = totals[1] / e.seconds;
     // Measured once, by rank 0.
-    e.test_accuracy = dp.main() ? evaluate(model, test_split, 500) : 0.0;
+    e.test_accuracy = dp.main() ? evaluate(model, test_split, 500, device) : 0.0;
     bar.finish();
     char line[256];
     std::snprintf(line, sizeof(line),

@@ -64,6 +64,41 @@ std::string launch_sum(const void* in, void* out, void* workspace, int64_t n,
 std::string launch_sum_rows(const void* in, void* out, int64_t rows, int64_t cols,
                             Dtype dtype, void* stream);
 
+// Softmax or log_softmax of each row of the contiguous rows×cols matrix at
+// `in` into `out` (one block per row; rows < 2^31), and the backward:
+// grad_in from grad and the forward's output.
+std::string launch_softmax(const void* in, void* out, int64_t rows, int64_t cols, bool log,
+                           Dtype dtype, void* stream);
+std::string launch_softmax_backward(const void* grad, const void* out, void* grad_in,
+                                    int64_t rows, int64_t cols, bool log, Dtype dtype,
+                                    void* stream);
+
+// nll_loss over the contiguous n×classes `input` (float or double) with
+// int64 targets; weight may be null; reduction 0 none, 1 mean, 2 sum.
+struct NllArgs {
+  const void* input = nullptr;
+  const int64_t* target = nullptr;
+  const void* weight = nullptr;
+  int64_t n = 0;
+  int64_t classes = 0;
+  int reduction = 1;
+  int64_t ignore_index = -100;
+  Dtype dtype = Dtype::kFloat;
+};
+// out: n losses (none) or one; total_weight: one element; *bad (device,
+// INT64_MIN before the call) receives a target outside [0, classes).
+std::string launch_nll_forward(const NllArgs& args, void* out, void* total_weight,
+                               int64_t* bad, void* stream);
+// grad_input: n×classes, zero before the call.
+std::string launch_nll_backward(const NllArgs& args, const void* grad_output,
+                                const void* total_weight, void* grad_input, void* stream);
+
+// out = (self <= threshold) ? 0 : grad; operands 0 (out), 1 (grad), 2 (self).
+std::string launch_threshold_backward(const Iteration& it, Dtype dtype, double threshold,
+                                      void* stream);
+// out = in * factor; operands 0 (out), 1 (in); float and double.
+std::string launch_scale(const Iteration& it, Dtype dtype, double factor, void* stream);
+
 }  // namespace kernels
 }  // namespace cuda
 }  // namespace ember

@@ -230,4 +230,85 @@ TEST_F(Gpu, BackwardMatchesTheCpu) {
   expect_close(grads[1][1], grads[0][1], 1e-5, 1e-5);
 }
 
+TEST_F(Gpu, SoftmaxLossAndMeanMatchTheCpu) {
+  const at::Tensor x = randn({6, 10}), y3 = randn({3, 4, 5});
+  expect_close(at::log_softmax(x.to(cuda), 1), at::log_softmax(x, 1));
+  expect_close(at::softmax(x.to(cuda), 1), at::softmax(x, 1));
+  expect_close(at::log_softmax(x.to(cuda), 0), at::log_softmax(x, 0));  // dim not last
+  expect_close(at::softmax(y3.to(cuda), 1), at::softmax(y3, 1));
+  expect_close(at::log_softmax(x.to(cuda).to(c10::kDouble), -1),
+               at::log_softmax(x.to(c10::kDouble), -1), 1e-12, 1e-12);
+  // Rows longer than a block, and large values (max subtracted first).
+  const at::Tensor wide = randn({3, 1000}).mul(50);
+  expect_close(at::log_softmax(wide.to(cuda), 1), at::log_softmax(wide, 1), 1e-5, 1e-4);
+  // nll_loss: reductions, weights, ignore_index.
+  const at::Tensor logp = at::log_softmax(x, 1);
+  const at::Tensor target = at::tensor({3, 0, 9, 3, 5, 1}, at::TensorOptions().dtype(c10::kLong));
+  const at::Tensor weight = at::rand({10});
+  for (int64_t reduction : {0, 1, 2}) {
+    expect_close(at::nll_loss(logp.to(cuda), target.to(cuda), {}, reduction),
+                 at::nll_loss(logp, target, {}, reduction));
+    expect_close(at::nll_loss(logp.to(cuda), target.to(cuda), weight.to(cuda), reduction, 3),
+                 at::nll_loss(logp, target, weight, reduction, 3));
+  }
+  const at::Tensor bad = at::tensor({3, 0, 10, 3, 5, 1}, at::TensorOptions().dtype(c10::kLong));
+  EXPECT_THAT(ember_test::errorOf([&] { at::nll_loss(logp.to(cuda), bad.to(cuda)); }),
+              HasSubstr("Target 10 is out of bounds"));
+  EXPECT_THAT(ember_test::errorOf([&] { at::nll_loss(logp.to(cuda), target.to(cuda).to(c10::kInt)); }),
+              HasSubstr("expected a target of dtype Long"));
+  // The device is still usable after the error.
+  expect_close(at::nll_loss(logp.to(cuda), target.to(cuda)), at::nll_loss(logp, target));
+  expect_close(at::mean(y3.to(cuda)), at::mean(y3), 1e-5, 1e-6);
+  expect_close(at::mean(y3.to(cuda), {0, 2}, true), at::mean(y3, {0, 2}, true), 1e-5, 1e-6);
+  EXPECT_THAT(ember_test::errorOf([&] { at::mean(target.to(cuda)); }),
+              HasSubstr("could not infer output dtype"));
+}
+
+TEST_F(Gpu, LossGradientsMatchTheCpu) {
+  const at::Tensor x = randn({8, 10}), w = at::rand({10});
+  const at::Tensor target = at::tensor({1, 2, 3, 4, 5, 6, 7, 8}, at::TensorOptions().dtype(c10::kLong));
+  std::vector<at::Tensor> grads[2];
+  for (int on_gpu = 0; on_gpu < 2; ++on_gpu) {
+    const c10::Device dev = on_gpu ? cuda : c10::Device(c10::kCPU);
+    at::Tensor lx = x.to(dev).detach().requires_grad_();
+    at::Tensor h = at::relu(lx.sub(at::full({}, 0.2, at::TensorOptions().device(dev))));
+    at::Tensor loss = at::add(at::nll_loss(at::log_softmax(h, 1), target.to(dev), w.to(dev)),
+                              at::softmax(h, 0).mul(h).mean());
+    loss.backward();
+    ASSERT_TRUE(lx.grad().defined());
+    grads[on_gpu] = {lx.grad(), loss.detach()};
+  }
+  expect_close(grads[1][0], grads[0][0], 1e-5, 1e-6);
+  expect_close(grads[1][1], grads[0][1], 1e-5, 1e-6);
+}
+
+// An MLP trained for a few SGD steps (momentum) on the GPU ends with the
+// CPU's parameters: linear layers, ReLU, cross_entropy, the optimizer.
+TEST_F(Gpu, MlpTrainingStepsMatchTheCpu) {
+  namespace nn = torch::nn;
+  namespace F = torch::nn::functional;
+  const at::Tensor x = randn({16, 20});
+  const at::Tensor target = at::randint(0, 10, {16}, at::TensorOptions().dtype(c10::kLong));
+  std::vector<at::Tensor> params[2];
+  for (int on_gpu = 0; on_gpu < 2; ++on_gpu) {
+    const c10::Device dev = on_gpu ? cuda : c10::Device(c10::kCPU);
+    torch::manual_seed(7);
+    nn::Sequential model(nn::Linear(20, 32), nn::ReLU(), nn::Linear(32, 10));
+    model->to(dev);
+    torch::optim::SGD opt(model->parameters(), torch::optim::SGDOptions(0.1).momentum(0.9));
+    for (int step = 0; step < 3; ++step) {
+      opt.zero_grad();
+      at::Tensor loss = F::cross_entropy(model->forward(x.to(dev)), target.to(dev));
+      loss.backward();
+      opt.step();
+    }
+    for (const at::Tensor& p : model->parameters()) {
+      EXPECT_EQ(p.device(), dev);
+      params[on_gpu].push_back(p.detach());
+    }
+  }
+  ASSERT_EQ(params[0].size(), params[1].size());
+  for (size_t i = 0; i < params[0].size(); ++i) expect_close(params[1][i], params[0][i], 1e-4, 1e-5);
+}
+
 }  // namespace

@@ -121,14 +121,16 @@ TEST_F(NoDevice, EveryRequestFailsWithTheReason) {
 // A CUDA tensor made by hand (no device memory behind it: the kernels must
 // stop at the device check before touching it), to show that each kernel is
 // registered for the CUDA key and reaches that check in CI.
-at::Tensor handMadeCudaTensor(std::vector<int64_t> sizes) {
+at::Tensor handMadeCudaTensor(std::vector<int64_t> sizes,
+                              c10::ScalarType dtype = c10::kFloat) {
   int64_t numel = 1;
   for (int64_t s : sizes) numel *= s;
   c10::Storage storage(c10::make_intrusive<c10::StorageImpl>(
-      c10::StorageImpl::use_byte_size_t(), static_cast<size_t>(numel) * 4,
+      c10::StorageImpl::use_byte_size_t(),
+      static_cast<size_t>(numel) * c10::elementSize(dtype),
       c10::DataPtr(nullptr, c10::Device(c10::kCUDA, 0)), nullptr, false));
   at::Tensor t(c10::make_intrusive<c10::TensorImpl>(
-      std::move(storage), c10::DispatchKeySet(c10::DispatchKey::CUDA), c10::kFloat));
+      std::move(storage), c10::DispatchKeySet(c10::DispatchKey::CUDA), dtype));
   t.unsafeGetTensorImpl()->set_sizes_contiguous(sizes);
   return t;
 }
@@ -158,6 +160,31 @@ TEST_F(NoDevice, EveryKernelIsRegisteredAndStopsAtTheDeviceCheck) {
   EXPECT_THAT(ember_test::errorOf([&] { at::addmm(x, x, x); }), StartsWith(prefix));
   EXPECT_THAT(ember_test::errorOf([] { handMadeCudaTensor({1}).item(); }),
               StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] { at::_log_softmax(x, 1, false); }), StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] { at::_softmax(x, 0, false); }), StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] { at::_log_softmax_backward_data(x, x, 1, c10::kFloat); }),
+              StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] { at::_softmax_backward_data(x, x, 1, c10::kFloat); }),
+              StartsWith(prefix));
+  const at::Tensor target = handMadeCudaTensor({2}, c10::kLong);
+  EXPECT_THAT(ember_test::errorOf([&] { at::nll_loss_forward(x, target, {}, 1, -100); }),
+              StartsWith(prefix));
+  const at::Tensor scalar = handMadeCudaTensor({});
+  EXPECT_THAT(ember_test::errorOf([&] {
+                at::nll_loss_backward(scalar, x, target, {}, 1, -100, scalar);
+              }),
+              StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] { at::threshold_backward(x, x, 0); }), StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] { at::mean(x); }), StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] { at::mean(x, {1}); }), StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] {
+                at::nll_loss_forward(x, handMadeCudaTensor({2}, c10::kInt), {}, 1, -100);
+              }),
+              HasSubstr("expected a target of dtype Long (class indices), but got Int"));
+  EXPECT_THAT(ember_test::errorOf([&] { at::mean(target); }),
+              HasSubstr("mean(): could not infer output dtype"));
+  EXPECT_THAT(ember_test::errorOf([&] { at::_softmax(x, 0, true); }),
+              HasSubstr("half_to_float is not supported on CUDA"));
   // Argument checks come before the device: the user learns what is wrong.
   EXPECT_THAT(ember_test::errorOf([&] { at::mm(x, handMadeCudaTensor({3, 2})); }),
               HasSubstr("mm: shapes [2, 2] and [3, 2] cannot be multiplied"));

@@ -180,6 +180,37 @@ TEST(ProcessGroupGloo, TwoGroupsOnOneStoreRunConcurrently) {
   EXPECT_THAT(codes, Each(0));
 }
 
+// Many collectives in flight, waited for in reverse order and from another
+// thread than the one that issued them, run in issue order on both ranks
+// (each allreduce's result names its index).
+TEST(ProcessGroupGloo, CollectivesWaitedOutOfOrderRunInIssueOrder) {
+  auto codes = run_group(2, [](int rank) {
+    auto pg = dist::default_pg();
+    for (int round = 0; round < 5; ++round) {
+      constexpr int kInFlight = 16;
+      std::vector<std::vector<at::Tensor>> tensors;
+      std::vector<c10::intrusive_ptr<c10d::Work>> works;
+      for (int i = 0; i < kInFlight; ++i) {
+        // Rank r contributes i * 10 + r: the sum is 20 i + 1 only if both
+        // ranks reduce their i-th tensors together.
+        tensors.push_back({at::full({64 + 1000 * (i % 3)}, 10.0 * i + rank)});
+        works.push_back(pg->allreduce(tensors.back()));
+      }
+      std::thread waiter([&] {
+        for (int i = kInFlight - 1; i >= kInFlight / 2; --i) works[i]->wait();
+      });
+      for (int i = 0; i < kInFlight / 2; ++i) works[i]->wait();
+      waiter.join();
+      for (int i = 0; i < kInFlight; ++i) {
+        EXPECT_TRUE(works[i]->isCompleted());
+        EXPECT_TRUE(at::equal(tensors[i][0], at::full_like(tensors[i][0], 20.0 * i + 1)))
+            << "allreduce " << i << " of round " << round << " met another one";
+      }
+    }
+  });
+  EXPECT_THAT(codes, Each(0));
+}
+
 TEST(ProcessGroupGloo, MeetsThroughAFileStore) {
   const char* dir = std::getenv("TEST_TMPDIR");
   const std::string path = std::string(dir != nullptr ? dir : "/tmp") + "/group.store";

@@ -20,6 +20,7 @@
 
 #include "c10/core/impl/StaticRegistration.h"
 #include "c10/util/Exception.h"
+#include "registration/cpu_capability.h"
 #include "registration/plugin_descriptor.h"
 
 namespace c10 {
@@ -540,7 +541,10 @@ std::vector<PluginCandidate> plugins_on_search_path() {
       names.push_back(file);
       PluginCandidate c;
       c.path = join_path(dir, file);
-      const std::string device = file.substr(9, file.size() - 12);
+      // libember_<device>.so, or libember_<device>.<capability>.so (the CPU
+      // plugin's builds: See Note [CPU capability] in cpu_capability.cc).
+      std::string device = file.substr(9, file.size() - 12);
+      device = device.substr(0, device.find('.'));
       for (DeviceType type : types) {
         if (DeviceTypeName(type, true) == device) c.autoload_device = device;
       }
@@ -634,17 +638,24 @@ bool autoload_backend_plugin(DeviceType type) {
   AutoloadAttempt::Status status = AutoloadAttempt::kNotFound;
   std::string error;
   try {
+    // The CPU plugin's build for this CPU first (See Note [CPU capability]
+    // in cpu_capability.cc), in each directory in search-path order.
+    const std::vector<std::string> files =
+        type == DeviceType::CPU ? cpu_plugin_files() : std::vector<std::string>{file};
     for (const std::string& dir : plugin_search_path(type)) {
-      const std::string candidate = join_path(dir, file);
-      struct stat st;
-      if (::stat(candidate.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) {
-        debug("autoload: ", candidate, ": not found");
-        continue;
+      for (const std::string& name : files) {
+        const std::string candidate = join_path(dir, name);
+        struct stat st;
+        if (::stat(candidate.c_str(), &st) != 0 || S_ISDIR(st.st_mode)) {
+          debug("autoload: ", candidate, ": not found");
+          continue;
+        }
+        debug("autoload: ", candidate, ": found, loading");
+        torch::load_library(candidate);
+        status = AutoloadAttempt::kLoaded;
+        break;
       }
-      debug("autoload: ", candidate, ": found, loading");
-      torch::load_library(candidate);
-      status = AutoloadAttempt::kLoaded;
-      break;
+      if (status == AutoloadAttempt::kLoaded) break;
     }
   } catch (const std::exception& e) {
     status = AutoloadAttempt::kFailed;
@@ -652,6 +663,21 @@ bool autoload_backend_plugin(DeviceType type) {
     error =
         c10::str("autoload of the ", DeviceTypeName(type, true),
                  " backend: ", err ? err->what_without_backtrace() : e.what());
+  }
+  bool forced = false;
+  if (status == AutoloadAttempt::kNotFound && type == DeviceType::CPU && error.empty()) {
+    try {
+      const CpuCapability wanted = cpu_capability_wanted(&forced);
+      if (forced && wanted != CpuCapability::kDefault) {
+        status = AutoloadAttempt::kFailed;
+        error = c10::str("autoload of the cpu backend: EMBER_CPU_CAPABILITY=",
+                         cpu_capability_name(wanted), ", but no libember_cpu.",
+                         cpu_capability_name(wanted), ".so is on the search path (the "
+                         "sanitizer builds make only libember_cpu.so); unset it there");
+      }
+    } catch (const c10::Error&) {
+      // Reported by cpu_plugin_files() above.
+    }
   }
   if (status == AutoloadAttempt::kNotFound) {
     debug("autoload: no ", file, " in the search path; will not look again");

@@ -11,12 +11,16 @@
 // program's first call on that backend (or its torch::load_library) would:
 // `list` and `dump` then show their ops and kernels without --load.
 // `--no-search` skips that.
+#include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include <torch/library.h>
+
+#include "registration/cpu_capability.h"
 
 namespace {
 
@@ -67,6 +71,14 @@ int plugins() {
               << ", fingerprint " << p.fingerprint << ")\n";
   }
   std::cout << "core build fingerprint: " << c10::core_build_fingerprint() << "\n";
+  // See Note [CPU capability] in registration/cpu_capability.cc.
+  const char* forced = std::getenv("EMBER_CPU_CAPABILITY");
+  std::cout << "cpu capability: " << c10::cpu_capability() << " (this CPU supports "
+            << c10::cpu_capability_name(c10::cpu_capability_supported())
+            << (forced != nullptr && *forced != '\0'
+                    ? std::string("; EMBER_CPU_CAPABILITY=") + forced
+                    : std::string("; EMBER_CPU_CAPABILITY unset"))
+            << ")\n";
   std::cout << "on the search path:\n";
   const auto found = c10::plugins_on_search_path();
   if (found.empty()) std::cout << "  none\n";
@@ -90,8 +102,15 @@ int plugins() {
 // Loads each plugin of the search path that the core accepts; a refused or
 // failing one is reported and skipped, as it would fail the program too.
 void load_search_path() {
+  const auto loaded = c10::loaded_plugins();
   for (const auto& c : c10::plugins_on_search_path()) {
     if (c.loaded) continue;
+    // Another build of a loaded plugin (the CPU plugin's capabilities).
+    if (c.info && std::any_of(loaded.begin(), loaded.end(), [&](const c10::PluginInfo& p) {
+          return p.name == c.info->name;
+        })) {
+      continue;
+    }
     if (!c.compatible) {
       std::cerr << "ops: skipping " << c.path << ": " << c.problem << "\n";
       continue;

@@ -7,6 +7,7 @@
 
 #include "c10/util/BFloat16.h"
 #include "c10/util/Half.h"
+#include "registration/cpu_capability.h"
 
 namespace ember_conformance {
 
@@ -631,3 +632,31 @@ void check_ternary(const std::string& name, const TernaryOp& op,
 }
 
 }  // namespace ember_conformance
+
+namespace {
+
+// The suite runs once per CPU plugin build (tests/ops/BUILD.bazel sets
+// EMBER_CPU_CAPABILITY): where this CPU lacks the capability asked for, every
+// test is skipped with the reason instead of failing at the first op. See
+// Note [CPU capability] in registration/cpu_capability.cc.
+class CpuCapabilityEnvironment : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    const char* env = std::getenv("EMBER_CPU_CAPABILITY");
+    if (env == nullptr || *env == '\0') return;
+    const std::string wanted = env;
+    const std::string supported =
+        c10::cpu_capability_name(c10::cpu_capability_supported());
+    const bool ok = wanted == "default" || wanted == supported ||
+                    (wanted == "avx2" && supported == "avx512");
+    if (!ok) {
+      GTEST_SKIP() << "EMBER_CPU_CAPABILITY=" << wanted << ", but this CPU supports only "
+                   << supported;
+    }
+  }
+};
+
+const auto* const kCpuCapabilityEnvironment =
+    ::testing::AddGlobalTestEnvironment(new CpuCapabilityEnvironment);
+
+}  // namespace

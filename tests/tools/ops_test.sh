@@ -20,7 +20,14 @@ grep -qE "^CPU: kernel registered at bazel-out/[^/]+/bin/backends/cpu/RegisterCP
 
 out=$("$ops" --load="$plugin" plugins)
 grep -qE "^opstool .*libember_opstool.so \(ABI 1, fingerprint [0-9a-f]+\)" <<<"$out" || fail "plugins: $out"
-grep -qE "^cpu .*libember_cpu.so" <<<"$out" || fail "plugins (cpu): $out"
+# The CPU plugin's build for this CPU (docs/cpu_capability.md), and which.
+grep -qE "^cpu .*libember_cpu(\.(avx2|avx512))?\.so " <<<"$out" || fail "plugins (cpu): $out"
+grep -qE "^cpu capability: (default|avx2|avx512) \(this CPU supports " <<<"$out" ||
+  fail "plugins (cpu capability): $out"
+out=$(EMBER_CPU_CAPABILITY=default "$ops" plugins)
+grep -qE "^cpu .*/libember_cpu\.so " <<<"$out" || fail "plugins (forced default): $out"
+grep -qE "^cpu capability: default .*EMBER_CPU_CAPABILITY=default" <<<"$out" ||
+  fail "plugins (forced default capability): $out"
 
 # Without --load, the plugins of the search path: EMBER_PLUGIN_PATH first.
 dir=$(mktemp -d)

@@ -1,6 +1,6 @@
 // Tiny-op overhead and memory bandwidth of at:: ops on the CPU plugin.
 // Anchors in the same run: a plain triad loop z[i] = x[i] + y[i] built with
-// the same flags (-O3 -march=native under --config=opt). Thread count:
+// the same flags (-O3 under --config=opt; the CPU plugin's build for this CPU). Thread count:
 // OMP_NUM_THREADS (both the plugin and the anchor use it).
 #include <benchmark/benchmark.h>
 

@@ -1,5 +1,5 @@
 // Reductions on the CPU plugin against plain loops built with the same
-// flags (-O3 -march=native under --config=opt):
+// flags (-O3 under --config=opt; the CPU plugin's build for this CPU):
 //   ./bazelw run --config=opt //tools/bench:reduce_bench
 // Each benchmark's argument is the OpenMP thread count (1 or 2), set for
 // both the plugin and the anchor. The counter `vs_loop` is the op's time

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <tuple>
+#include <utility>
 
 #include "aten/Functions.h"
 #include "aten/Tensor.h"
@@ -46,6 +47,15 @@ at::Tensor dim_back(const at::Tensor& t, int64_t d) {
   return d == last ? t : t.transpose(d, last).contiguous();
 }
 
+// A contiguous tensor as rows of its last dimension, one block per row.
+std::pair<int64_t, int64_t> rows_and_cols(const at::Tensor& t, const char* op) {
+  const int64_t cols = t.size(t.dim() - 1);
+  const int64_t rows = cols == 0 ? 0 : t.numel() / cols;
+  TORCH_CHECK(rows <= std::numeric_limits<int32_t>::max(), op, ": ", rows,
+              " rows are more than the CUDA kernel's 2^31 - 1.");
+  return {rows, cols};
+}
+
 at::Tensor softmax_forward(const at::Tensor& self, int64_t dim, bool half_to_float, bool log,
                            const char* op) {
   TORCH_CHECK_NOT_IMPLEMENTED(!half_to_float, op, ": half_to_float is not supported on "
@@ -55,10 +65,7 @@ at::Tensor softmax_forward(const at::Tensor& self, int64_t dim, bool half_to_flo
   const int64_t d = at::maybe_wrap_dim(dim, x.dim(), op);
   const at::Tensor moved = dim_last(x, d);
   at::Tensor out = empty_cuda(moved.sizes(), moved.scalar_type(), moved.device(), op);
-  const int64_t cols = moved.size(moved.dim() - 1);
-  const int64_t rows = cols == 0 ? 0 : moved.numel() / cols;
-  TORCH_CHECK(rows <= std::numeric_limits<int32_t>::max(), op, ": ", rows,
-              " rows are more than the CUDA kernel's 2^31 - 1.");
+  const auto [rows, cols] = rows_and_cols(moved, op);
   c10::DeviceGuard guard(self.device());
   CUDAIterator::check_launch(op, kernels::launch_softmax(moved.data_ptr(), out.data_ptr(), rows,
                                                          cols, log, kd,
@@ -87,10 +94,7 @@ at::Tensor softmax_backward(const at::Tensor& grad_output, const at::Tensor& out
   const int64_t d = at::maybe_wrap_dim(dim, g0.dim(), op);
   const at::Tensor g = dim_last(g0, d), y = dim_last(y0, d);
   at::Tensor gi = empty_cuda(g.sizes(), g.scalar_type(), g.device(), op);
-  const int64_t cols = g.size(g.dim() - 1);
-  const int64_t rows = cols == 0 ? 0 : g.numel() / cols;
-  TORCH_CHECK(rows <= std::numeric_limits<int32_t>::max(), op, ": ", rows,
-              " rows are more than the CUDA kernel's 2^31 - 1.");
+  const auto [rows, cols] = rows_and_cols(g, op);
   c10::DeviceGuard guard(g.device());
   CUDAIterator::check_launch(
       op, kernels::launch_softmax_backward(g.data_ptr(), y.data_ptr(), gi.data_ptr(), rows,

@@ -37,7 +37,10 @@ if ! head -c 8 "$tmp/p.png" | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a"; t
   echo "FAIL plot: $tmp/p.png is not a PNG"; fail=1
 fi
 # Issue 21: --profile prints the table and writes a trace; --graph writes DOT.
-check profile 0 "Self CPU time total: " -- --train_samples=300 --test_samples=100 --epochs=1 \
+# 1000 samples (8 batches): the loader's worker keeps 2 batches ready, so it
+# must make more during the 2 profiled steps (with 3 batches it could finish
+# them all before the profiler starts, as it did once under ASan).
+check profile 0 "Self CPU time total: " -- --train_samples=1000 --test_samples=100 --epochs=1 \
   --threads=1 --profile="$tmp/trace.json" --profile_steps=2 --graph="$tmp/g.dot"
 if ! grep -q '"ph": "f"' "$tmp/trace.json" || ! grep -q 'ProfilerStep#1' "$tmp/trace.json"; then
   echo "FAIL profile: $tmp/trace.json has no flow or no second step"; fail=1

@@ -2,7 +2,7 @@
 #include "registration/cpu_capability.h"
 
 #include <cstdlib>
-#include <cstring>
+#include <string>
 
 #include "c10/core/DeviceType.h"
 #include "c10/util/Exception.h"
@@ -39,30 +39,30 @@ bool supports_avx512() {
          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd");
 }
 
-const char* file_of(CpuCapability c) {
-  switch (c) {
-    case CpuCapability::kAvx512: return "libember_cpu.avx512.so";
-    case CpuCapability::kAvx2: return "libember_cpu.avx2.so";
-    case CpuCapability::kDefault: break;
-  }
-  return "libember_cpu.so";
-}
+// Each capability's name and plugin file, indexed by CpuCapability.
+struct CapabilityInfo {
+  const char* name;
+  const char* file;
+};
+constexpr CapabilityInfo kCapabilities[] = {
+    {"default", "libember_cpu.so"},
+    {"avx2", "libember_cpu.avx2.so"},
+    {"avx512", "libember_cpu.avx512.so"},
+};
+constexpr int kNumCapabilities = sizeof(kCapabilities) / sizeof(kCapabilities[0]);
+static_assert(kNumCapabilities == static_cast<int>(CpuCapability::kAvx512) + 1,
+              "one kCapabilities entry per CpuCapability, in its order");
 
-bool ends_with(const std::string& s, const char* suffix) {
-  const size_t n = std::strlen(suffix);
-  return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
+const CapabilityInfo& info(CpuCapability c) { return kCapabilities[static_cast<int>(c)]; }
+
+bool ends_with(const std::string& s, const std::string& suffix) {
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 }  // namespace
 
-const char* cpu_capability_name(CpuCapability c) {
-  switch (c) {
-    case CpuCapability::kAvx512: return "avx512";
-    case CpuCapability::kAvx2: return "avx2";
-    case CpuCapability::kDefault: break;
-  }
-  return "default";
-}
+const char* cpu_capability_name(CpuCapability c) { return info(c).name; }
 
 CpuCapability cpu_capability_supported() {
   if (supports_avx512()) return CpuCapability::kAvx512;
@@ -76,18 +76,12 @@ CpuCapability cpu_capability_wanted(bool* explicitly) {
   if (explicitly != nullptr) *explicitly = env != nullptr && *env != '\0';
   if (env == nullptr || *env == '\0') return supported;
   const std::string v = env;
-  CpuCapability wanted;
-  if (v == "default") {
-    wanted = CpuCapability::kDefault;
-  } else if (v == "avx2") {
-    wanted = CpuCapability::kAvx2;
-  } else if (v == "avx512") {
-    wanted = CpuCapability::kAvx512;
-  } else {
-    TORCH_CHECK(false, "EMBER_CPU_CAPABILITY='", v, "' is not a CPU capability; use "
-                "default, avx2 or avx512, or unset it to use the best this CPU supports (",
-                cpu_capability_name(supported), ").");
-  }
+  int index = 0;
+  while (index < kNumCapabilities && v != kCapabilities[index].name) ++index;
+  TORCH_CHECK(index < kNumCapabilities, "EMBER_CPU_CAPABILITY='", v, "' is not a CPU "
+              "capability; use default, avx2 or avx512, or unset it to use the best this CPU "
+              "supports (", cpu_capability_name(supported), ").");
+  const auto wanted = static_cast<CpuCapability>(index);
   TORCH_CHECK(static_cast<int>(wanted) <= static_cast<int>(supported),
               "EMBER_CPU_CAPABILITY=", v, ", but this CPU supports only up to ",
               cpu_capability_name(supported), " (",
@@ -102,11 +96,9 @@ CpuCapability cpu_capability_wanted(bool* explicitly) {
 std::vector<std::string> cpu_plugin_files() {
   bool explicitly = false;
   const CpuCapability wanted = cpu_capability_wanted(&explicitly);
-  std::vector<std::string> files = {file_of(wanted)};
+  std::vector<std::string> files = {info(wanted).file};
   if (!explicitly) {
-    for (int c = static_cast<int>(wanted) - 1; c >= 0; --c) {
-      files.push_back(file_of(static_cast<CpuCapability>(c)));
-    }
+    for (int c = static_cast<int>(wanted) - 1; c >= 0; --c) files.push_back(kCapabilities[c].file);
   }
   return files;
 }
@@ -124,11 +116,12 @@ std::string cpu_capability() {
     path = loaded();
   }
   TORCH_CHECK(!path.empty(), "cpu_capability: no CPU plugin is loaded, and none was found "
-              "on the search path (", file_of(CpuCapability::kDefault), "); see "
+              "on the search path (", info(CpuCapability::kDefault).file, "); see "
               "EMBER_PLUGIN_DEBUG=1 for where it was looked for.");
-  if (ends_with(path, ".avx512.so")) return "avx512";
-  if (ends_with(path, ".avx2.so")) return "avx2";
-  return "default";
+  for (const CapabilityInfo& c : kCapabilities) {
+    if (ends_with(path, std::string("/") + c.file)) return c.name;
+  }
+  return "default";  // a CPU plugin loaded by hand from a file of another name
 }
 
 }  // namespace c10

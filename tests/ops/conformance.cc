@@ -642,16 +642,13 @@ namespace {
 class CpuCapabilityEnvironment : public ::testing::Environment {
  public:
   void SetUp() override {
-    const char* env = std::getenv("EMBER_CPU_CAPABILITY");
-    if (env == nullptr || *env == '\0') return;
-    const std::string wanted = env;
-    const std::string supported =
-        c10::cpu_capability_name(c10::cpu_capability_supported());
-    const bool ok = wanted == "default" || wanted == supported ||
-                    (wanted == "avx2" && supported == "avx512");
-    if (!ok) {
-      GTEST_SKIP() << "EMBER_CPU_CAPABILITY=" << wanted << ", but this CPU supports only "
-                   << supported;
+    try {
+      c10::cpu_capability_wanted();
+    } catch (const c10::Error& e) {
+      const std::string why = e.what_without_backtrace();
+      // Only a capability this CPU lacks is a reason to skip; a bad value fails.
+      if (why.find("this CPU supports only up to") == std::string::npos) FAIL() << why;
+      GTEST_SKIP() << why;
     }
   }
 };

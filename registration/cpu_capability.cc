@@ -93,9 +93,10 @@ CpuCapability cpu_capability_wanted(bool* explicitly) {
   return wanted;
 }
 
-std::vector<std::string> cpu_plugin_files() {
+std::vector<std::string> cpu_plugin_files(bool* explicitly_out) {
   bool explicitly = false;
   const CpuCapability wanted = cpu_capability_wanted(&explicitly);
+  if (explicitly_out != nullptr) *explicitly_out = explicitly;
   std::vector<std::string> files = {info(wanted).file};
   if (!explicitly) {
     for (int c = static_cast<int>(wanted) - 1; c >= 0; --c) files.push_back(kCapabilities[c].file);

@@ -32,8 +32,9 @@ CpuCapability cpu_capability_wanted(bool* explicitly = nullptr);
 
 // The CPU plugin's file names autoload tries, in order: the wanted
 // capability's file, then (unless it was asked for explicitly) the lower
-// ones, down to libember_cpu.so.
-std::vector<std::string> cpu_plugin_files();
+// ones, down to libember_cpu.so. `explicitly`: whether EMBER_CPU_CAPABILITY
+// chose (then only its file is tried).
+std::vector<std::string> cpu_plugin_files(bool* explicitly = nullptr);
 
 // The capability of the CPU plugin that is loaded, from its file name
 // ("default" for libember_cpu.so or any other name); loads the plugin first

@@ -385,8 +385,9 @@ bool autoload_backend_plugin(DeviceType type) {
   try {
     // The CPU plugin's build for this CPU first (See Note [CPU capability]
     // in cpu_capability.cc), in each directory in search-path order.
+    bool forced = false;  // EMBER_CPU_CAPABILITY named the CPU plugin's build
     const std::vector<std::string> files =
-        type == DeviceType::CPU ? cpu_plugin_files() : std::vector<std::string>{file};
+        type == DeviceType::CPU ? cpu_plugin_files(&forced) : std::vector<std::string>{file};
     for (const std::string& dir : plugin_search_path(type)) {
       for (const std::string& name : files) {
         const std::string candidate = join_path(dir, name);
@@ -402,27 +403,15 @@ bool autoload_backend_plugin(DeviceType type) {
       }
       if (status == AutoloadAttempt::kLoaded) break;
     }
+    TORCH_CHECK(status == AutoloadAttempt::kLoaded || !forced || files[0] == file,
+                "EMBER_CPU_CAPABILITY asks for ", files[0], ", which is not on the search path "
+                "(the sanitizer builds make only ", file, "); unset it there");
   } catch (const std::exception& e) {
     status = AutoloadAttempt::kFailed;
     const auto* err = dynamic_cast<const c10::Error*>(&e);
     error =
         c10::str("autoload of the ", DeviceTypeName(type, true),
                  " backend: ", err ? err->what_without_backtrace() : e.what());
-  }
-  bool forced = false;
-  if (status == AutoloadAttempt::kNotFound && type == DeviceType::CPU && error.empty()) {
-    try {
-      const CpuCapability wanted = cpu_capability_wanted(&forced);
-      if (forced && wanted != CpuCapability::kDefault) {
-        status = AutoloadAttempt::kFailed;
-        error = c10::str("autoload of the cpu backend: EMBER_CPU_CAPABILITY=",
-                         cpu_capability_name(wanted), ", but no libember_cpu.",
-                         cpu_capability_name(wanted), ".so is on the search path (the "
-                         "sanitizer builds make only libember_cpu.so); unset it there");
-      }
-    } catch (const c10::Error&) {
-      // Reported by cpu_plugin_files() above.
-    }
   }
   if (status == AutoloadAttempt::kNotFound) {
     debug("autoload: no ", file, " in the search path; will not look again");

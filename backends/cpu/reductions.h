@@ -86,6 +86,10 @@ using sum_acc_t = typename SumAcc<T>::type;
 
 constexpr int64_t kSumBlock = 4096;
 
+// ember::cpu::sum_float_block — the sum of n contiguous floats (a block of at
+// most kSumBlock), in double. See Note [Float sums at memory speed].
+double sum_float_block(const float* p, int64_t n);
+
 // ---- out= variants of kernels.h's reductions, and max()/min() (reductions_sum_minmax.cc)
 // The largest/smallest element, 0-dim; NaN if any element is NaN. The input
 // must have elements.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "backends/cpu/dispatch.h"
+#include "backends/cpu/pointwise_math.h"
 #include "backends/cpu/reductions.h"
 #include "backends/cpu/reductions_loops.h"
 #include "backends/cpu/tensor_utils.h"
@@ -62,7 +63,9 @@ struct NormOps {
   acc_t merge(acc_t a, acc_t b) const { return fold(a, b); }
   acc_t run(acc_t a, const in_t* p_, int64_t n, int64_t stride, int64_t) const {
     if (stride == 1) {
-      constexpr int kLanes = 8;
+      // 32 lanes: four 512-bit vectors of doubles in flight (8 ran at 0.95x
+      // PyTorch's float accumulation on 16M floats).
+      constexpr int kLanes = 32;
       acc_t s[kLanes];
       for (int k = 0; k < kLanes; ++k) s[k] = identity();
       int64_t i = 0;
@@ -212,6 +215,18 @@ struct LogSumExpOps {
       using math_t = std::conditional_t<std::is_same_v<T, double>, double, float>;
       const math_t mm = static_cast<math_t>(m);
       double s = 0;
+      if constexpr (std::is_same_v<T, float>) {
+        if (stride == 1) {
+          // Contiguous floats: the vectorizable exp of pointwise_math.h into
+          // a buffer in cache, then the float block sum (Note [Float sums at
+          // memory speed]); std::exp is a call per element (59 ms for 16M
+          // floats, PyTorch 39 ms).
+          float e[kBlock];
+          for (int64_t i = 0; i < len; ++i) e[i] = math::exp(q[i] - mm);
+          a = merge(a, {m, sum_float_block(e, len), false});
+          continue;
+        }
+      }
       for (int64_t i = 0; i < len; ++i) {
         s += static_cast<double>(std::exp(static_cast<math_t>(load(q[i * stride])) - mm));
       }

@@ -56,10 +56,48 @@ struct ProdOps {
       for (int64_t i = 0; i < n; ++i) a = mul(a, load(p[i * stride]));
       return a;
     }
-    constexpr int kLanes = 8;
+    // 32 lanes: four 512-bit vectors of doubles (sixteen 128-bit ones), so
+    // the multiplications' latency is covered (8 lanes ran at 0.7x of
+    // memory speed on 16M floats).
+    constexpr int kLanes = 32;
     acc_t s[kLanes];
     for (int k = 0; k < kLanes; ++k) s[k] = acc_t(1);
     int64_t i = 0;
+    if constexpr (std::is_same_v<in_t, float> && std::is_same_v<acc_t, double>) {
+      // Note [Float products in float steps]: widening every float to
+      // double cost 1.23x PyTorch's float product (16M floats: 1.66 ms vs
+      // 1.35 ms). A group of kSteps floats per lane is multiplied in float
+      // first, and its 32 partial products are used when each is a normal
+      // float: then no step overflowed (inf stays inf, inf * 0 is NaN) or
+      // underflowed to zero (zero stays zero), and each carries the error of
+      // kSteps float roundings. A group with a zero, inf or NaN element, or
+      // whose partial product left float's normal range, is multiplied in
+      // double element by element. (A partial product that passed through
+      // float's subnormal range and came back, which takes factors below
+      // 2^-60 and above 2^60 in one lane of one group, keeps fewer bits.)
+      // 16 steps: 1.33 ms; 8 steps: 1.50 ms (the double products dominate).
+      constexpr int kSteps = 16;
+      for (; i + kLanes * kSteps <= n; i += kLanes * kSteps) {
+        float f[kLanes];
+        for (int k = 0; k < kLanes; ++k) f[k] = 1.0f;
+        for (int j = 0; j < kSteps; ++j) {
+          for (int k = 0; k < kLanes; ++k) f[k] *= p[i + j * kLanes + k];
+        }
+        int32_t count = 0;  // normal partial products; integer lanes vectorize
+        for (int k = 0; k < kLanes; ++k) {
+          const float af = std::fabs(f[k]);
+          count += (af >= std::numeric_limits<float>::min()) &
+                   (af <= std::numeric_limits<float>::max());
+        }
+        if (count == kLanes) {
+          for (int k = 0; k < kLanes; ++k) s[k] *= f[k];
+        } else {
+          for (int j = 0; j < kSteps; ++j) {
+            for (int k = 0; k < kLanes; ++k) s[k] *= static_cast<double>(p[i + j * kLanes + k]);
+          }
+        }
+      }
+    }
     for (; i + kLanes <= n; i += kLanes) {
       for (int k = 0; k < kLanes; ++k) s[k] = mul(s[k], load(p[i + k]));
     }

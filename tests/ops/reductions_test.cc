@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tests/ops/conformance.h"
@@ -225,6 +226,75 @@ TEST_P(Reductions, ProdOfEverythingAndDtypes) {
   // Integer products wrap as PyTorch's do.
   const at::Tensor big = make_tensor(Ref({2}, {4294967296.0, 4294967296.0}), kLong, device());
   EXPECT_EQ(at::prod(big).item<int64_t>(), 0);
+}
+
+// Contiguous float runs longer than the float-step groups and blocks of the
+// CPU plugin's fast paths (Note [Float sums at memory speed], Note [Float
+// products in float steps], logsumexp's vectorized exp), against double
+// references; then groups whose float partial products leave float's range
+// (which must be redone in double), zeros, infinities and NaN.
+TEST_P(Reductions, LongFloatRunsAreAccurate) {
+  const int64_t n = 5003;
+  std::vector<double> v(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) {
+    v[i] = static_cast<float>(0.9 + 0.2 * static_cast<double>((i * 7919) % 1000) / 1000.0);
+  }
+  const auto sum_of = [](const std::vector<double>& x) {
+    double s = 0;
+    for (double e : x) s += e;
+    return s;
+  };
+  const auto prod_of = [](const std::vector<double>& x) {
+    long double p = 1;
+    for (double e : x) p *= e;
+    return static_cast<double>(p);
+  };
+  const auto lse_of = [](const std::vector<double>& x) {
+    const double m = *std::max_element(x.begin(), x.end());
+    double s = 0;
+    for (double e : x) s += std::exp(e - m);
+    return m + std::log(s);
+  };
+  const at::Tensor x = make_tensor(Ref({n}, v), kFloat, device());
+  EXPECT_TRUE(close(at::sum(x), Ref({}, {sum_of(v)}), kFloat));
+  EXPECT_TRUE(close(at::prod(x), Ref({}, {prod_of(v)}), kFloat));
+  EXPECT_TRUE(close(at::logsumexp(x, {0}), Ref({}, {lse_of(v)}), kFloat));
+  // Spread out: logsumexp's terms span many orders of magnitude.
+  std::vector<double> wide(v);
+  for (int64_t i = 0; i < n; ++i) wide[i] = static_cast<float>((v[i] - 1.0) * 400.0);
+  EXPECT_TRUE(close(at::logsumexp(make_tensor(Ref({n}, wide), kFloat, device()), {0}),
+                    Ref({}, {lse_of(wide)}), kFloat));
+
+  // Elements 100 and 132 share a lane of the first group (32 lanes): their
+  // float product 1e60 overflows, 164 and 196 bring it back; in double the
+  // whole product stays near the plain one.
+  std::vector<double> range(v);
+  range[100] = range[132] = static_cast<float>(1e30);
+  range[164] = range[196] = static_cast<float>(1e-30);
+  EXPECT_TRUE(close(at::prod(make_tensor(Ref({n}, range), kFloat, device())),
+                    Ref({}, {prod_of(range)}), kFloat));
+  // Tiny factors whose float product would underflow to zero.
+  std::vector<double> tiny(v);
+  tiny[600] = tiny[632] = static_cast<float>(1e-25);
+  tiny[664] = tiny[696] = static_cast<float>(1e25);
+  EXPECT_TRUE(close(at::prod(make_tensor(Ref({n}, tiny), kFloat, device())),
+                    Ref({}, {prod_of(tiny)}), kFloat));
+  for (const std::pair<double, double>& special :
+       {std::pair<double, double>{0.0, 0.0}, {kInf, kInf}, {-kInf, -kInf}, {kNaN, kNaN}}) {
+    std::vector<double> w(v);
+    w[2000] = special.first;
+    const double want = special.second == 0 || std::isnan(special.second)
+                            ? special.second
+                            : (special.second > 0 ? kInf : -kInf);
+    EXPECT_TRUE(close(at::prod(make_tensor(Ref({n}, w), kFloat, device())), Ref({}, {want}),
+                      kFloat))
+        << special.first;
+  }
+  std::vector<double> inf_and_zero(v);
+  inf_and_zero[10] = kInf;
+  inf_and_zero[4000] = 0;
+  EXPECT_TRUE(close(at::prod(make_tensor(Ref({n}, inf_and_zero), kFloat, device())),
+                    Ref({}, {kNaN}), kFloat));
 }
 
 TEST_P(Reductions, OutVariantsOfSumMeanAmaxArgmax) {

@@ -91,4 +91,16 @@ void BM_AtAddOut16M(benchmark::State& state) {
 }
 BENCHMARK(BM_AtAddOut16M)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// The functional form: every call allocates its 64 MiB output (and frees the
+// previous one), so the allocator's large-block path is part of the figure.
+void BM_AtAdd16M(benchmark::State& state) {
+  at::Tensor a = at::ones({kBig}), b = at::full({kBig}, 2.0);
+  for (auto _ : state) {
+    at::Tensor out = at::add(a, b);
+    benchmark::DoNotOptimize(out.data_ptr());
+  }
+  setBytes(state);
+}
+BENCHMARK(BM_AtAdd16M)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 }  // namespace

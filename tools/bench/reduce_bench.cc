@@ -175,7 +175,7 @@ void BM_OtherReductions16M(benchmark::State& state) {
   benchmark::DoNotOptimize(sink);
 }
 BENCHMARK(BM_OtherReductions16M)
-    ->ArgsProduct({{2}, {0, 1, 2, 3}})
+    ->ArgsProduct({{1, 2}, {0, 1, 2, 3}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

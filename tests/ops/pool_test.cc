@@ -472,6 +472,24 @@ TEST_P(Pool, ErrorsFollowPyTorchsChecks) {
                 at::max_pool2d_with_indices_backward(v, x, {2}, {2}, {0}, {1}, false, one_bad);
               }),
               HasSubstr("index -7 at position 5 is outside its input plane"));
+  // Indices inside the plane but not in their own 2x2 window (not what the
+  // forward returns) are still honoured: every gradient lands on its index,
+  // summed, as PyTorch's scatter does (the dense 2x2 path must give way).
+  const at::Tensor g4 = make_tensor(Ref({1, 2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8}), kFloat, device());
+  const at::Tensor to_corner = at::zeros({1, 2, 2, 2}, options(kLong));
+  std::vector<double> want(32, 0.0);
+  want[0] = 1 + 2 + 3 + 4;
+  want[16] = 5 + 6 + 7 + 8;
+  EXPECT_TRUE(close(at::max_pool2d_with_indices_backward(g4, x, {2}, {2}, {0}, {1}, false,
+                                                         to_corner),
+                    Ref({1, 2, 4, 4}, want), kFloat));
+  EXPECT_THAT(errorOf([&] {
+                at::max_pool2d_with_indices_backward(
+                    v, x, {2}, {2}, {0}, {1}, false,
+                    at::full({1, 2, 2, 2}, std::numeric_limits<int64_t>::min(),
+                             options(kLong)));
+              }),
+              HasSubstr("index -9223372036854775808 at position 0 is outside its input plane"));
   EXPECT_THAT(errorOf([&] {
                 at::avg_pool2d_backward(at::ones({1, 2, 3, 3}, options(kDouble)), x, {2}, {2},
                                         {0}, false, true, std::nullopt);

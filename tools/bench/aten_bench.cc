@@ -103,4 +103,20 @@ void BM_AtAdd16M(benchmark::State& state) {
 }
 BENCHMARK(BM_AtAdd16M)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// Reductions of 16M floats in [0, 1): sum, prod, norm, logsumexp (the
+// argument), against libtorch's BM_LibtorchReduce16M.
+void BM_AtReduce16M(benchmark::State& state) {
+  const at::Tensor x = at::rand({kBig});
+  for (auto _ : state) {
+    switch (state.range(0)) {
+      case 0: benchmark::DoNotOptimize(at::sum(x).data_ptr()); break;
+      case 1: benchmark::DoNotOptimize(at::prod(x).data_ptr()); break;
+      case 2: benchmark::DoNotOptimize(at::norm(x).data_ptr()); break;
+      default: benchmark::DoNotOptimize(at::logsumexp(x, {0}).data_ptr()); break;
+    }
+  }
+  state.SetBytesProcessed(state.iterations() * kBig * int64_t{sizeof(float)});
+}
+BENCHMARK(BM_AtReduce16M)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 }  // namespace

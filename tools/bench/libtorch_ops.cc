@@ -40,6 +40,32 @@ void BM_LibtorchAddOut16M(benchmark::State& state) {
 }
 BENCHMARK(BM_LibtorchAddOut16M)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+void BM_LibtorchAdd16M(benchmark::State& state) {
+  const int64_t n = int64_t{1} << 24;
+  at::Tensor a = at::ones({n}), b = at::full({n}, 2.0);
+  for (auto _ : state) {
+    at::Tensor out = at::add(a, b);
+    benchmark::DoNotOptimize(out.data_ptr());
+  }
+  state.SetBytesProcessed(state.iterations() * n * 3 * int64_t{sizeof(float)});
+}
+BENCHMARK(BM_LibtorchAdd16M)->Unit(benchmark::kMillisecond)->UseRealTime();
+
+// Reductions of 16M floats in [0, 1) (aten_bench's BM_AtReduce16M).
+void BM_LibtorchReduce16M(benchmark::State& state) {
+  const at::Tensor x = at::rand({int64_t{1} << 24});
+  for (auto _ : state) {
+    switch (state.range(0)) {
+      case 0: benchmark::DoNotOptimize(at::sum(x).data_ptr()); break;
+      case 1: benchmark::DoNotOptimize(at::prod(x).data_ptr()); break;
+      case 2: benchmark::DoNotOptimize(at::norm(x).data_ptr()); break;
+      default: benchmark::DoNotOptimize(at::logsumexp(x, {0}).data_ptr()); break;
+    }
+  }
+  state.SetBytesProcessed(state.iterations() * x.numel() * int64_t{sizeof(float)});
+}
+BENCHMARK(BM_LibtorchReduce16M)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 void BM_LibtorchMm(benchmark::State& state) {
   const int64_t n = state.range(0);
   at::Tensor a = at::ones({n, n}), b = at::full({n, n}, 0.5);

@@ -5,9 +5,11 @@ with ReLU and 2x2 max pooling, then a linear layer), SGD lr 0.1 momentum 0.9,
 global batch 128, in Debian's PyTorch (python3-torch 1.13), with its
 DistributedDataParallel on Gloo over NPROC processes of one thread each, or
 in one process without DDP when NPROC is 1. SAMPLES limits the epoch to the
-first images (as --train_samples). Prints the epoch's seconds and samples/s.
+first images (as --train_samples); THREADS (default 1) is each process's
+thread count (torch.set_num_threads, as //tools:train --threads). Prints the
+epoch's seconds and samples/s.
 
-  /usr/bin/python3 tools/bench/torch_ddp_mlp.py NPROC [DATA_DIR] [mlp|cnn] [SAMPLES]
+  /usr/bin/python3 tools/bench/torch_ddp_mlp.py NPROC [DATA_DIR] [mlp|cnn] [SAMPLES] [THREADS]
 
 Each rank takes its contiguous part of every global batch of one shared
 permutation, as //tools:train does, so the runs compare like for like.
@@ -42,8 +44,8 @@ def make_model(kind):
                          nn.Flatten(), nn.Linear(64 * 7 * 7, 10))
 
 
-def worker(rank, nproc, data_dir, port, result, kind, samples):
-    torch.set_num_threads(1)
+def worker(rank, nproc, data_dir, port, result, kind, samples, threads):
+    torch.set_num_threads(threads)
     images = torch.from_numpy(read_idx(os.path.join(data_dir, "train-images-idx3-ubyte.gz")).copy())
     labels = torch.from_numpy(read_idx(os.path.join(data_dir, "train-labels-idx1-ubyte.gz")).copy())
     x = images.float().div(255).view(-1, 1, 28, 28)
@@ -84,6 +86,7 @@ def main():
     data_dir = sys.argv[2] if len(sys.argv) > 2 else "/usr/share/datasets/fashion-mnist"
     kind = sys.argv[3] if len(sys.argv) > 3 else "mlp"
     samples = int(sys.argv[4]) if len(sys.argv) > 4 else 0
+    threads = int(sys.argv[5]) if len(sys.argv) > 5 else 1
     ctx = mp.get_context("spawn")
     result = ctx.Queue()
     import socket
@@ -91,7 +94,8 @@ def main():
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
-    procs = [ctx.Process(target=worker, args=(r, nproc, data_dir, port, result, kind, samples))
+    procs = [ctx.Process(target=worker, args=(r, nproc, data_dir, port, result, kind, samples,
+                                                            threads))
              for r in range(nproc)]
     for p in procs:
         p.start()
@@ -99,8 +103,8 @@ def main():
     for p in procs:
         p.join()
     n = samples if samples > 0 else 60000
-    print("pytorch %s, %s, %d process(es) x 1 thread: epoch %.2f s (%.0f samples/s)" %
-          (torch.__version__, kind, nproc, seconds, n / seconds))
+    print("pytorch %s, %s, %d process(es) x %d thread(s): epoch %.2f s (%.0f samples/s)" %
+          (torch.__version__, kind, nproc, threads, seconds, n / seconds))
 
 
 if __name__ == "__main__":

@@ -361,12 +361,17 @@ Result train_rank(const Config& config, std::ostream& out, const DataParallel& d
   // Not (n + b - 1) / b, which overflows for --batch_size near 2^63.
   const int64_t batches =
       train_n / config.batch_size + (train_n % config.batch_size != 0 ? 1 : 0);
+  // A worker thread prepares the next batch on a core the ops leave free.
+  // Where they use every core (several processes, or one with --threads at
+  // the core count, the default) the batch is made on the training thread:
+  // a loader thread only preempts a compute thread, which then holds up the
+  // others at each parallel region's barrier (2.4x slower epochs with 2
+  // processes on 2 cores; the MLP at 2 threads no faster than at 1).
+  const int64_t cores = static_cast<int64_t>(std::thread::hardware_concurrency());
+  const bool free_core = !dp.active() && threads < cores;
   auto loader = torch::data::make_data_loader(
       SplitDataset(std::move(train_split)), GlobalBatchShardSampler(train_n, dp.rank, dp.world),
-      // One process: a worker thread prepares the next batch on the second
-      // core. Several: the cores are the processes'; a loader thread in
-      // each only competes with them (2.4x slower epochs on 2 cores).
-      torch::data::DataLoaderOptions().batch_size(config.batch_size).workers(dp.active() ? 0 : 1));
+      torch::data::DataLoaderOptions().batch_size(config.batch_size).workers(free_core ? 1 : 0));
 
   // After the loader, whose construction may draw from the generator: the
   // checkpoint's generator state then continues exactly where it was saved.

@@ -58,7 +58,32 @@ int free_port() {
 // Echoes the one message of each call.
 class EchoService final : public grpc::CallbackGenericService {
   grpc::ServerGenericBidiReactor* CreateReactor(
-      grpc::GenericCallbackServerContext*) override {
+      grpc::GenericCallbackServerContext* context) override {
+    // "/bench.Echo/Stream": one long call that echoes each message it reads
+    // (a ping-pong on one HTTP/2 stream, no per-call setup).
+    class StreamReactor final : public grpc::ServerGenericBidiReactor {
+     public:
+      StreamReactor() { StartRead(&buf_); }
+      void OnReadDone(bool ok) override {
+        if (!ok) {
+          Finish(grpc::Status::OK);
+          return;
+        }
+        StartWrite(&buf_);
+      }
+      void OnWriteDone(bool ok) override {
+        if (!ok) {
+          Finish(grpc::Status::OK);
+          return;
+        }
+        StartRead(&buf_);
+      }
+      void OnDone() override { delete this; }
+
+     private:
+      grpc::ByteBuffer buf_;
+    };
+    if (context->method() == "/bench.Echo/Stream") return new StreamReactor;
     class Reactor final : public grpc::ServerGenericBidiReactor {
      public:
       Reactor() { StartRead(&buf_); }
@@ -119,6 +144,52 @@ double raw_echo_us(const std::string& target, double seconds,
   });
 }
 
+// The round trip of a 64-byte message on one open bidirectional stream
+// (GenericStub on a completion queue the calling thread drives): what a
+// transport that keeps one stream per peer would pay per call, against the
+// unary call's stream setup and teardown each time.
+double stream_echo_us(const std::string& target, double seconds) {
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
+  auto channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+  grpc::GenericStub stub(channel);
+  grpc::CompletionQueue cq;
+  grpc::ClientContext ctx;
+  const auto next = [&cq](const char* what) {
+    void* tag = nullptr;
+    bool ok = false;
+    if (!cq.Next(&tag, &ok) || !ok) {
+      std::fprintf(stderr, "stream echo: %s failed\n", what);
+      std::exit(1);
+    }
+  };
+  std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call =
+      stub.PrepareCall(&ctx, "/bench.Echo/Stream", &cq);
+  call->StartCall(reinterpret_cast<void*>(1));
+  next("start");
+  std::string payload(64, 'x');
+  grpc::Slice slice(payload);
+  const grpc::ByteBuffer request(&slice, 1);
+  grpc::ByteBuffer response;
+  const double us = time_per_call_us(seconds, [&] {
+    call->Write(request, reinterpret_cast<void*>(2));
+    next("write");
+    call->Read(&response, reinterpret_cast<void*>(3));
+    next("read");
+  });
+  call->WritesDone(reinterpret_cast<void*>(4));
+  next("writes done");
+  grpc::Status status;
+  call->Finish(&status, reinterpret_cast<void*>(5));
+  next("finish");
+  cq.Shutdown();
+  void* tag = nullptr;
+  bool ok = false;
+  while (cq.Next(&tag, &ok)) {
+  }
+  return us;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -152,6 +223,8 @@ int main(int argc, char** argv) {
 
   const double echo_tcp = raw_echo_us("127.0.0.1:" + std::to_string(echo_port), seconds);
   const double echo_unix_us = raw_echo_us(echo_unix, seconds);
+  const double stream_tcp_us = stream_echo_us("127.0.0.1:" + std::to_string(echo_port), seconds);
+  const double stream_unix_us = stream_echo_us(echo_unix, seconds);
   // gRPC's own ceiling for megabyte messages (default channel arguments).
   const double echo_big_us = raw_echo_us(echo_unix, seconds, 4 << 20);
   const double echo_big_gbps = (4 << 20) / (echo_big_us * 1e-6) / 1e9;
@@ -207,6 +280,10 @@ int main(int argc, char** argv) {
               echo_tcp, "78-94 us (notes)");
   std::printf("%-52s %9.1f us\n", "raw gRPC sync echo 64 B, unix socket (this run)",
               echo_unix_us);
+  std::printf("%-52s %9.1f us\n", "gRPC bidi stream ping-pong 64 B, TCP (this run)",
+              stream_tcp_us);
+  std::printf("%-52s %9.1f us\n", "gRPC bidi stream ping-pong 64 B, unix (this run)",
+              stream_unix_us);
   std::printf("%-52s %9.2f GB/s 0.85 GB/s (notes) (%.0f us per call)\n",
               "raw gRPC sync echo 4 MiB, unix socket (this run)", echo_big_gbps,
               echo_big_us);

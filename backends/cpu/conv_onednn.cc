@@ -15,6 +15,7 @@
 
 #include "backends/cpu/conv_impl.h"
 #include "backends/cpu/onednn.h"
+#include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
 #include "registration/record_function.h"
 
@@ -97,11 +98,35 @@ Step make_step(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
   return s;
 }
 
+// Note [oneDNN temporaries from Ember's allocator]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The blocked-layout copies of a call's inputs and output live only for the
+// call. Made by dnnl::memory(desc, engine) they came from oneDNN's malloc,
+// which hands a freed multi-megabyte buffer back to the kernel: every call
+// paid the page faults of its temporaries again (conv1 of the MNIST CNN,
+// whose 5.5 MB output is reordered from oneDNN's layout: 24% of its time in
+// the kernel). Taken from Ember's CPU allocator instead, they reuse its
+// cached large blocks (Note [Large CPU blocks] in c10/core/CPUAllocator.cc).
+// A Scratch holds them until the call's primitives have run.
+class Scratch {
+ public:
+  dnnl::memory make(const dnnl::memory::desc& md) {
+    at::Tensor t = empty_cpu({static_cast<int64_t>(md.get_size())}, c10::ScalarType::Byte,
+                             "conv2d");
+    dnnl::memory m(md, onednn_engine(), t.data_ptr());
+    keep_.push_back(std::move(t));
+    return m;
+  }
+
+ private:
+  std::vector<at::Tensor> keep_;
+};
+
 // The primitive's view of an input that lives at `ptr` in the user layout.
-dnnl::memory input(const Step& s, const void* ptr) {
+dnnl::memory input(const Step& s, const void* ptr, Scratch& scratch) {
   dnnl::memory user(s.from, onednn_engine(), const_cast<void*>(ptr));
   if (!s.needed) return user;
-  dnnl::memory m(s.to, onednn_engine());
+  dnnl::memory m = scratch.make(s.to);
   s.prim.execute(stream(), user, m);
   return m;
 }
@@ -152,10 +177,11 @@ Entry& cached(Cache& cache, const Key& key) {
 // `out` (and `extra`, the bias or its gradient, when given) in the user's
 // layout.
 void run(Entry& e, int in0_arg, const dnnl::memory& in0, int in1_arg,
-         const dnnl::memory& in1, int out_arg, void* out, int extra_arg, void* extra) {
+         const dnnl::memory& in1, int out_arg, void* out, int extra_arg, void* extra,
+         Scratch& scratch) {
   std::unordered_map<int, dnnl::memory> args{{in0_arg, in0}, {in1_arg, in1}};
   dnnl::memory user_out(e.out.to, onednn_engine(), out);
-  dnnl::memory prim_out = e.out.needed ? dnnl::memory(e.out.from, onednn_engine()) : user_out;
+  dnnl::memory prim_out = e.out.needed ? scratch.make(e.out.from) : user_out;
   args.emplace(out_arg, prim_out);
   if (extra != nullptr) args.emplace(extra_arg, dnnl::memory(e.extra_md, onednn_engine(), extra));
   e.prim.execute(stream(), args);
@@ -246,9 +272,10 @@ bool onednn_forward(const ConvGeometry& g, const at::Tensor& x, const at::Tensor
   try {
     const bool with_bias = bias.defined();
     Entry& e = forward_entry(g, x, y, with_bias);
-    run(e, DNNL_ARG_SRC, input(e.in0, x.data_ptr()), DNNL_ARG_WEIGHTS,
-        input(e.in1, w.data_ptr()), DNNL_ARG_DST, y.data_ptr(), DNNL_ARG_BIAS,
-        with_bias ? bias.data_ptr() : nullptr);
+    Scratch scratch;
+    run(e, DNNL_ARG_SRC, input(e.in0, x.data_ptr(), scratch), DNNL_ARG_WEIGHTS,
+        input(e.in1, w.data_ptr(), scratch), DNNL_ARG_DST, y.data_ptr(), DNNL_ARG_BIAS,
+        with_bias ? bias.data_ptr() : nullptr, scratch);
   } catch (const dnnl::error&) {
     return false;  // See Note [oneDNN refusals]
   }
@@ -259,8 +286,10 @@ bool onednn_backward_data(const ConvGeometry& g, const at::Tensor& dy,
                           const at::Tensor& w, const at::Tensor& dx) {
   try {
     Entry& e = data_entry(g, dy, dx);
-    run(e, DNNL_ARG_DIFF_DST, input(e.in0, dy.data_ptr()), DNNL_ARG_WEIGHTS,
-        input(e.in1, w.data_ptr()), DNNL_ARG_DIFF_SRC, dx.data_ptr(), 0, nullptr);
+    Scratch scratch;
+    run(e, DNNL_ARG_DIFF_DST, input(e.in0, dy.data_ptr(), scratch), DNNL_ARG_WEIGHTS,
+        input(e.in1, w.data_ptr(), scratch), DNNL_ARG_DIFF_SRC, dx.data_ptr(), 0, nullptr,
+        scratch);
   } catch (const dnnl::error&) {
     return false;  // See Note [oneDNN refusals]
   }
@@ -273,9 +302,10 @@ bool onednn_backward_weights(const ConvGeometry& g, const at::Tensor& x,
   try {
     const bool with_bias = dbias.defined();
     Entry& e = weights_entry(g, x, dy, with_bias);
-    run(e, DNNL_ARG_SRC, input(e.in0, x.data_ptr()), DNNL_ARG_DIFF_DST,
-        input(e.in1, dy.data_ptr()), DNNL_ARG_DIFF_WEIGHTS, dw.data_ptr(),
-        DNNL_ARG_DIFF_BIAS, with_bias ? dbias.data_ptr() : nullptr);
+    Scratch scratch;
+    run(e, DNNL_ARG_SRC, input(e.in0, x.data_ptr(), scratch), DNNL_ARG_DIFF_DST,
+        input(e.in1, dy.data_ptr(), scratch), DNNL_ARG_DIFF_WEIGHTS, dw.data_ptr(),
+        DNNL_ARG_DIFF_BIAS, with_bias ? dbias.data_ptr() : nullptr, scratch);
   } catch (const dnnl::error&) {
     return false;  // See Note [oneDNN refusals]
   }
@@ -291,14 +321,16 @@ bool onednn_backward(const ConvGeometry& g, const at::Tensor& x, const at::Tenso
     Entry& ew = weights_entry(g, x, dy, with_bias);
     // dy is read by both primitives: reordered once when they agree on its
     // layout (they usually do).
-    const dnnl::memory dy_data = input(ed.in0, dy.data_ptr());
+    Scratch scratch;
+    const dnnl::memory dy_data = input(ed.in0, dy.data_ptr(), scratch);
     const dnnl::memory dy_weights =
-        ew.in1.to == ed.in0.to ? dy_data : input(ew.in1, dy.data_ptr());
-    run(ed, DNNL_ARG_DIFF_DST, dy_data, DNNL_ARG_WEIGHTS, input(ed.in1, w.data_ptr()),
-        DNNL_ARG_DIFF_SRC, dx.data_ptr(), 0, nullptr);
-    run(ew, DNNL_ARG_SRC, input(ew.in0, x.data_ptr()), DNNL_ARG_DIFF_DST, dy_weights,
+        ew.in1.to == ed.in0.to ? dy_data : input(ew.in1, dy.data_ptr(), scratch);
+    run(ed, DNNL_ARG_DIFF_DST, dy_data, DNNL_ARG_WEIGHTS,
+        input(ed.in1, w.data_ptr(), scratch), DNNL_ARG_DIFF_SRC, dx.data_ptr(), 0, nullptr,
+        scratch);
+    run(ew, DNNL_ARG_SRC, input(ew.in0, x.data_ptr(), scratch), DNNL_ARG_DIFF_DST, dy_weights,
         DNNL_ARG_DIFF_WEIGHTS, dw.data_ptr(), DNNL_ARG_DIFF_BIAS,
-        with_bias ? dbias.data_ptr() : nullptr);
+        with_bias ? dbias.data_ptr() : nullptr, scratch);
   } catch (const dnnl::error&) {
     return false;  // See Note [oneDNN refusals]
   }

@@ -120,3 +120,22 @@ void BM_AtReduce16M(benchmark::State& state) {
 BENCHMARK(BM_AtReduce16M)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
+
+namespace {
+
+// A training batch gathered from a data set, as //tools:train's loader does:
+// 128 random rows of 60,000 Fashion-MNIST images, as [N, 784] (the MLP) and
+// as [N, 1, 28, 28] (the CNN).
+void BM_AtIndexSelectBatch(benchmark::State& state) {
+  const at::Tensor images = state.range(0) == 0 ? at::rand({60000, 784})
+                                                : at::rand({60000, 1, 28, 28});
+  const at::Tensor index = at::randperm(60000).slice(0, 0, 128);
+  for (auto _ : state) {
+    at::Tensor batch = at::index_select(images, 0, index);
+    benchmark::DoNotOptimize(batch.data_ptr());
+  }
+  state.SetBytesProcessed(state.iterations() * 128 * 784 * int64_t{sizeof(float)});
+}
+BENCHMARK(BM_AtIndexSelectBatch)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+}  // namespace

@@ -93,7 +93,8 @@ template <typename out_t, typename in_t, typename F>
 // vectorized loop, and each block is copied out with the widest
 // non-temporal store the capability build has (SSE2, AVX or AVX-512);
 // the run's unaligned head and its tail are written directly. `add_out` of
-// 16M floats on Zen 4, 1 thread: 5.3 ms -> 3.9 ms (PyTorch 1.13: 5.1 ms).
+// 16M floats on Zen 4, 1 thread: 5.3-5.4 ms -> 4.3-4.4 ms (PyTorch 1.13:
+// 4.7-5.0 ms in the same runs).
 // The run ends with a store fence, so the kernel's ordinary synchronization
 // (the end of the OpenMP region) orders those stores too. Smaller outputs
 // keep ordinary stores: the next op usually reads them from the cache.

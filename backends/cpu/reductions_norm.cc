@@ -63,8 +63,8 @@ struct NormOps {
   acc_t merge(acc_t a, acc_t b) const { return fold(a, b); }
   acc_t run(acc_t a, const in_t* p_, int64_t n, int64_t stride, int64_t) const {
     if (stride == 1) {
-      // 32 lanes: four 512-bit vectors of doubles in flight (8 ran at 0.95x
-      // PyTorch's float accumulation on 16M floats).
+      // 32 lanes: four 512-bit vectors of doubles in flight (the 2-norm of
+      // 16M floats: 2.27 ms with 8 lanes, about PyTorch's 2.2 ms; 1.66 ms).
       constexpr int kLanes = 32;
       acc_t s[kLanes];
       for (int k = 0; k < kLanes; ++k) s[k] = identity();

@@ -49,36 +49,30 @@ void BM_Conv2dForward(benchmark::State& state) {
 }
 BENCHMARK(BM_Conv2dForward)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
-// grad_input, grad_weight and grad_bias in one call.
-void BM_Conv2dBackward(benchmark::State& state) {
-  const Layer& l = kLayers[state.range(0)];
+// The backward of layer `l` computing the gradients `mask` asks for.
+void conv_backward(benchmark::State& state, const Layer& l, const std::vector<bool>& mask) {
   const at::Tensor x = filled(l.x, 1), w = filled(l.w, 2), b = filled({l.w[0]}, 3);
   const at::Tensor y = at::conv2d(x, w, b);
   const at::Tensor gy = filled(y.sizes().vec(), 4);
   const std::vector<int64_t> bias_sizes = {l.w[0]};
   for (auto _ : state) {
     auto grads = at::convolution_backward(gy, x, w, bias_sizes, {1, 1}, {0, 0}, {1, 1},
-                                          false, {0, 0}, 1, {true, true, true});
-    benchmark::DoNotOptimize(std::get<0>(grads).data_ptr());
+                                          false, {0, 0}, 1, mask);
+    benchmark::DoNotOptimize(std::get<1>(grads).data_ptr());
   }
-  flops(state, y, l, 2);
+  flops(state, y, l, mask[0] ? 2 : 1);
+}
+
+// grad_input, grad_weight and grad_bias in one call.
+void BM_Conv2dBackward(benchmark::State& state) {
+  conv_backward(state, kLayers[state.range(0)], {true, true, true});
 }
 BENCHMARK(BM_Conv2dBackward)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
 // Only grad_weight and grad_bias: a first layer, whose input needs no
 // gradient (the CNN train step's conv1).
 void BM_Conv2dBackwardWeights(benchmark::State& state) {
-  const Layer& l = kLayers[state.range(0)];
-  const at::Tensor x = filled(l.x, 1), w = filled(l.w, 2), b = filled({l.w[0]}, 3);
-  const at::Tensor y = at::conv2d(x, w, b);
-  const at::Tensor gy = filled(y.sizes().vec(), 4);
-  const std::vector<int64_t> bias_sizes = {l.w[0]};
-  for (auto _ : state) {
-    auto grads = at::convolution_backward(gy, x, w, bias_sizes, {1, 1}, {0, 0}, {1, 1},
-                                          false, {0, 0}, 1, {false, true, true});
-    benchmark::DoNotOptimize(std::get<1>(grads).data_ptr());
-  }
-  flops(state, y, l, 1);
+  conv_backward(state, kLayers[state.range(0)], {false, true, true});
 }
 BENCHMARK(BM_Conv2dBackwardWeights)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 

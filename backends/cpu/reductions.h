@@ -87,7 +87,8 @@ using sum_acc_t = typename SumAcc<T>::type;
 constexpr int64_t kSumBlock = 4096;
 
 // ember::cpu::sum_float_block — the sum of n contiguous floats (a block of at
-// most kSumBlock), in double. See Note [Float sums at memory speed].
+// most kSumBlock), in double lanes, as sum() adds them (Note [Float sums at
+// memory speed]); logsumexp sums its exponentials with it.
 double sum_float_block(const float* p, int64_t n);
 
 // ---- out= variants of kernels.h's reductions, and max()/min() (reductions_sum_minmax.cc)

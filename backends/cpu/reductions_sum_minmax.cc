@@ -101,27 +101,19 @@ at::Tensor& reduce_write_out(at::Tensor& out, const at::Tensor& result, const ch
 
 // Note [Float sums at memory speed]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-// Float sums accumulate in double (Note [Sum accumulation]), but widening
-// every element costs a conversion per element, which kept a float sum at
-// 0.75x of memory speed (1.96 ms for 16M floats where PyTorch's float
-// accumulation takes 1.45 ms). So floats are first added in float, 32 lanes
-// of kFloatSteps elements each (each lane's float error is that of 32
-// additions of the block's own elements), and only those partial sums are
-// widened and added in double lanes. 32 float lanes are two 512-bit vectors
-// (eight 128-bit ones) in flight; 32 steps of them were as fast as a pure
-// float loop on Zen 4 (16M floats: 1.31 ms), 8 steps were not (1.7 ms).
+// Float sums accumulate in double (Note [Sum accumulation]): each element is
+// widened, which with 8 double lanes (one dependent add per 512-bit vector)
+// ran at 0.75x of memory speed (1.96 ms for 16M floats). 32 double lanes,
+// four vectors in flight, take 1.78 ms. PyTorch's float accumulation takes
+// 1.45 ms but is less exact (2^20 times 0.1f: 1.5e-7 off, where Ember is
+// within 1e-7, tests/aten:reductions_test). Adding a few floats per lane in
+// float before widening reached 1.31 ms but broke that bound (3e-7);
+// compensated (Kahan) float steps kept it, at the double lanes' speed, so
+// the plain double lanes stay.
 double sum_float_block(const float* __restrict p, int64_t n) {
   constexpr int kLanes = 32;
-  constexpr int kFloatSteps = 32;
   double s[kLanes] = {};
   int64_t i = 0;
-  for (; i + kLanes * kFloatSteps <= n; i += kLanes * kFloatSteps) {
-    float f[kLanes] = {};
-    for (int j = 0; j < kFloatSteps; ++j) {
-      for (int k = 0; k < kLanes; ++k) f[k] += p[i + j * kLanes + k];
-    }
-    for (int k = 0; k < kLanes; ++k) s[k] += f[k];
-  }
   for (; i + kLanes <= n; i += kLanes) {
     for (int k = 0; k < kLanes; ++k) s[k] += p[i + k];
   }
@@ -179,23 +171,19 @@ struct SumOps {
   }
   // One block of a contiguous run, in 32 independent lanes: 32 doubles are
   // four 512-bit vectors (sixteen 128-bit ones), enough adds in flight to
-  // cover their latency.
+  // cover their latency. See Note [Float sums at memory speed].
   static acc_t block(const in_t* __restrict p, int64_t n) {
-    if constexpr (std::is_same_v<in_t, float> && std::is_same_v<acc_t, double>) {
-      return sum_float_block(p, n);  // See Note [Float sums at memory speed].
-    } else {
-      constexpr int kLanes = 32;
-      acc_t s[kLanes] = {};
-      int64_t i = 0;
-      for (; i + kLanes <= n; i += kLanes) {
-        for (int k = 0; k < kLanes; ++k) s[k] = add(s[k], load(p[i + k]));
-      }
-      for (; i < n; ++i) s[0] = add(s[0], load(p[i]));
-      for (int width = kLanes / 2; width > 0; width /= 2) {
-        for (int k = 0; k < width; ++k) s[k] = add(s[k], s[k + width]);
-      }
-      return s[0];
+    constexpr int kLanes = 32;
+    acc_t s[kLanes] = {};
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int k = 0; k < kLanes; ++k) s[k] = add(s[k], load(p[i + k]));
     }
+    for (; i < n; ++i) s[0] = add(s[0], load(p[i]));
+    for (int width = kLanes / 2; width > 0; width /= 2) {
+      for (int k = 0; k < width; ++k) s[k] = add(s[k], s[k + width]);
+    }
+    return s[0];
   }
   void write(int64_t offset, acc_t a) const {
     if constexpr (std::is_floating_point_v<acc_t>) {

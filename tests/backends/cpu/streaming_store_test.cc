@@ -130,6 +130,10 @@ TEST(StreamingStore, InPlaceFormsAreRight) {
 }
 
 TEST(StreamingStore, TwoThreadsSplitRunsAnywhere) {
+#if defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "libgomp is not TSan-instrumented, so a two-thread OpenMP team reports "
+                  "false races; the default (uninstrumented) run covers this test.";
+#endif
   const int before = at::get_num_threads();
   at::set_num_threads(2);
   // Over the parallel grain; odd lengths put the threads' boundary

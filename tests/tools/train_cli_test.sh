@@ -7,6 +7,8 @@ train="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 # Under --config=tsan: --nproc=2 runs gRPC (the store) and Gloo, which are
 # not instrumented; tests/distributed/tsan.supp says why and what it ignores.
+# (Only --config=tsan sets TSAN_OPTIONS before this line.)
+under_tsan=${TSAN_OPTIONS:+1}
 export TSAN_OPTIONS="${TSAN_OPTIONS:-}:suppressions=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")"
 fail=0
 check() {  # check NAME EXPECTED_STATUS PATTERN -- ARGS...
@@ -58,10 +60,10 @@ if ! grep -q "Self CPU Mem" "$tmp/out"; then
   echo "FAIL profile: the table has no memory columns:"; cat "$tmp/out"; fail=1
 fi
 # With the ops on every core (the default --threads) the batches are made on
-# the training thread: no loader worker to preempt them. Not under TSan
-# (its config sets TSAN_OPTIONS): every core means a multi-thread OpenMP
-# team, and libgomp is not instrumented (false races; .bazelrc).
-if [ -n "${TSAN_OPTIONS:-}" ]; then
+# the training thread: no loader worker to preempt them. Not under TSan:
+# every core means a multi-thread OpenMP team, and libgomp is not
+# instrumented (false races; .bazelrc).
+if [ -n "$under_tsan" ]; then
   echo "skip profile_all_cores: a multi-thread OpenMP team under TSan reports false races"
 else
   check profile_all_cores 0 "Self CPU time total: " -- --train_samples=1000 \

@@ -69,6 +69,9 @@ at::Tensor& reduce_write_out(at::Tensor& out, const at::Tensor& result, const ch
 // accumulators each (several adds in flight per cycle, and each partial sum
 // stays short); the block sums are then added up, so a float sum's error
 // grows with n / kSumBlock rather than with n, as PyTorch's cascade sum.
+// One exception: prod multiplies runs of 16 floats per lane in float before
+// the double product (Note [Float products in float steps] in
+// reductions_prod_var_logical.cc); PyTorch's is float throughout.
 template <typename T, typename Enable = void>
 struct SumAcc {
   using type = std::conditional_t<is_reduced_float_v<T>, float, double>;

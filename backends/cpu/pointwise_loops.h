@@ -155,21 +155,28 @@ inline void streamed_run(char* o, int64_t n, const Compute& compute) {
   _mm_sfence();
 }
 
+// One contiguous run of a one-input loop (a unary op, or a binary one with
+// a broadcast scalar captured in g), streamed when `stream`.
+template <typename out_t, typename in_t, typename G>
+inline void contiguous_unary_run(char* o, const char* a, int64_t n, const G& g, bool stream) {
+  if (!stream) {
+    contiguous_unary<out_t, in_t>(o, a, n, g);
+    return;
+  }
+  streamed_run<out_t>(o, n, [a, &g](out_t* dst, int64_t off, int64_t count) {
+    contiguous_unary<out_t, in_t>(reinterpret_cast<char*>(dst),
+                                  a + off * static_cast<int64_t>(sizeof(in_t)), count, g);
+  });
+}
+
 // One output of out_t, one input of in_t.
 template <typename out_t, typename in_t, typename F>
 void unary_loop(TensorIterator& iter, const F& f) {
   const bool stream = streams_output<out_t>(iter);
   iter.for_each([&f, stream](char** data, const int64_t* strides, int64_t n) {
     if (strides[0] == sizeof(out_t) && strides[1] == sizeof(in_t)) {
-      if (stream && data[0] != data[1]) {
-        const char* a = data[1];
-        streamed_run<out_t>(data[0], n, [a, &f](out_t* dst, int64_t off, int64_t count) {
-          contiguous_unary<out_t, in_t>(reinterpret_cast<char*>(dst),
-                                        a + off * static_cast<int64_t>(sizeof(in_t)), count, f);
-        });
-        return;
-      }
-      contiguous_unary<out_t, in_t>(data[0], data[1], n, f);
+      // Not streamed in place (output == input).
+      contiguous_unary_run<out_t, in_t>(data[0], data[1], n, f, stream && data[0] != data[1]);
       return;
     }
     for (int64_t i = 0; i < n; ++i) {
@@ -201,26 +208,12 @@ void binary_loop(TensorIterator& iter, const F& f) {
       contiguous_binary<out_t, in_t>(data[0], data[1], data[2], n, f);
     } else if (strides[0] == kOut && strides[1] == kIn && strides[2] == 0) {
       const in_t b = *reinterpret_cast<const in_t*>(data[2]);
-      const auto g = [&f, b](in_t x) { return f(x, b); };
-      if (stream_run) {
-        const char* a = data[1];
-        streamed_run<out_t>(data[0], n, [a, &g](out_t* dst, int64_t off, int64_t count) {
-          contiguous_unary<out_t, in_t>(reinterpret_cast<char*>(dst), a + off * kIn, count, g);
-        });
-        return;
-      }
-      contiguous_unary<out_t, in_t>(data[0], data[1], n, g);
+      contiguous_unary_run<out_t, in_t>(
+          data[0], data[1], n, [&f, b](in_t x) { return f(x, b); }, stream_run);
     } else if (strides[0] == kOut && strides[1] == 0 && strides[2] == kIn) {
       const in_t a = *reinterpret_cast<const in_t*>(data[1]);
-      const auto g = [&f, a](in_t y) { return f(a, y); };
-      if (stream_run) {
-        const char* b = data[2];
-        streamed_run<out_t>(data[0], n, [b, &g](out_t* dst, int64_t off, int64_t count) {
-          contiguous_unary<out_t, in_t>(reinterpret_cast<char*>(dst), b + off * kIn, count, g);
-        });
-        return;
-      }
-      contiguous_unary<out_t, in_t>(data[0], data[2], n, g);
+      contiguous_unary_run<out_t, in_t>(
+          data[0], data[2], n, [&f, a](in_t y) { return f(a, y); }, stream_run);
     } else {
       for (int64_t i = 0; i < n; ++i) {
         *reinterpret_cast<out_t*>(data[0] + i * strides[0]) =

@@ -10,6 +10,8 @@
 
 #include <ATen/ATen.h>
 
+#include "tools/bench/reduce_workloads.h"
+
 namespace {
 
 void BM_AtAdd1Element(benchmark::State& state) {
@@ -108,12 +110,7 @@ BENCHMARK(BM_AtAdd16M)->Unit(benchmark::kMillisecond)->UseRealTime();
 void BM_AtReduce16M(benchmark::State& state) {
   const at::Tensor x = at::rand({kBig});
   for (auto _ : state) {
-    switch (state.range(0)) {
-      case 0: benchmark::DoNotOptimize(at::sum(x).data_ptr()); break;
-      case 1: benchmark::DoNotOptimize(at::prod(x).data_ptr()); break;
-      case 2: benchmark::DoNotOptimize(at::norm(x).data_ptr()); break;
-      default: benchmark::DoNotOptimize(at::logsumexp(x, {0}).data_ptr()); break;
-    }
+    benchmark::DoNotOptimize(reduce_workloads::reduce16m(state.range(0), x).data_ptr());
   }
   state.SetBytesProcessed(state.iterations() * kBig * int64_t{sizeof(float)});
 }

@@ -1,0 +1,18 @@
+// The 16M-float reductions timed by aten_bench (BM_AtReduce16M, Ember) and
+// libtorch_ops.cc (BM_LibtorchReduce16M, Debian's libtorch), written once
+// against the torch API both share, as train_step_workloads.h is.
+#pragma once
+
+namespace reduce_workloads {
+
+// 0: sum, 1: prod, 2: norm, otherwise logsumexp over dim 0.
+inline at::Tensor reduce16m(int64_t which, const at::Tensor& x) {
+  switch (which) {
+    case 0: return at::sum(x);
+    case 1: return at::prod(x);
+    case 2: return at::norm(x);
+    default: return at::logsumexp(x, {0});
+  }
+}
+
+}  // namespace reduce_workloads

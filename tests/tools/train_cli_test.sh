@@ -72,6 +72,14 @@ else
     echo "FAIL profile_all_cores: a loader worker ran beside op threads on every core"; fail=1
   fi
 fi
+# --memory-report makes the batches on the training thread even with a core
+# free: a loader thread's batch would land in whichever category was being
+# measured (Note [What --memory-report measures]).
+check memory_report_loader 0 "optimizer state  " -- --train_samples=1000 --test_samples=100 \
+  --epochs=1 --threads=1 --memory-report --profile="$tmp/trace_mem.json" --profile_steps=2
+if grep -q 'DataLoader worker: get_batch' "$tmp/trace_mem.json"; then
+  echo "FAIL memory_report_loader: a loader worker allocated beside the measured windows"; fail=1
+fi
 # tools/profiling/trace_timeline.py draws that trace (a PNG of some size)
 # and names a window it cannot find.
 timeline="$(cd "$(dirname "$2")" && pwd)/$(basename "$2")"

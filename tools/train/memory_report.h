@@ -17,9 +17,13 @@
 //                    allocator's peak, reset before each step; steps after
 //                    the first when there are any, so that the optimizer
 //                    state exists);
-//   other at peak    step peak minus the categories: the batches in flight
-//                    (the loader's prefetched one) and the temporaries of
-//                    that moment.
+//   other at peak    step peak minus the categories: the batch in use and
+//                    the temporaries of that moment.
+// The counters are the process's, so nothing else may allocate inside a
+// window: with --memory-report the batches are made on the training thread,
+// never by a loader thread (whose prefetch, timed by the scheduler, once
+// landed in Adam's optimizer state under TSan). Without it a loader thread,
+// where one runs, holds one more batch than this report shows.
 // Memory outside tensors (oneDNN's caches, the program) is not counted; the
 // peak resident set size, printed beside, is the whole process.
 #pragma once

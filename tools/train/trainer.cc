@@ -367,11 +367,14 @@ Result train_rank(const Config& config, std::ostream& out, const DataParallel& d
   // a loader thread only preempts a compute thread, which then holds up the
   // others at each parallel region's barrier (2.4x slower epochs with 2
   // processes on 2 cores; the MLP at 2 threads no faster than at 1).
+  // --memory-report makes them there too: the allocator's counters are the
+  // process's, so a batch the loader made inside a measured window would be
+  // counted in that category (Note [What --memory-report measures]).
   const int64_t cores = static_cast<int64_t>(std::thread::hardware_concurrency());
-  const bool free_core = !dp.active() && threads < cores;
+  const bool loader_thread = !dp.active() && threads < cores && !memory.measured;
   auto loader = torch::data::make_data_loader(
       SplitDataset(std::move(train_split)), GlobalBatchShardSampler(train_n, dp.rank, dp.world),
-      torch::data::DataLoaderOptions().batch_size(config.batch_size).workers(free_core ? 1 : 0));
+      torch::data::DataLoaderOptions().batch_size(config.batch_size).workers(loader_thread ? 1 : 0));
 
   // After the loader, whose construction may draw from the generator: the
   // checkpoint's generator state then continues exactly where it was saved.

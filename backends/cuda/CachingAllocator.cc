@@ -266,15 +266,14 @@ void* CachingAllocator::malloc(c10::DeviceIndex device, size_t size,
       api_->memoryInfo(device, &free_bytes, &total_bytes);
       const int64_t allocated = s.stats.allocated_bytes[kAggregate].current;
       const int64_t reserved = s.stats.reserved_bytes[kAggregate].current;
-      TORCH_CHECK(false, "CUDA out of memory. Tried to allocate ",
-                  formatSize(segment), ". GPU ", static_cast<int>(device),
-                  " has a total capacity of ", formatSize(total_bytes),
-                  " of which ", formatSize(free_bytes),
-                  " is free. Of the allocated memory ", formatSize(allocated),
-                  " is allocated by Ember, and ",
-                  formatSize(reserved - allocated),
-                  " is reserved by Ember but unallocated. Free tensors that "
-                  "are no longer needed, or use smaller batches.");
+      C10_THROW_ERROR(OutOfMemoryError, "CUDA out of memory. Tried to allocate ",
+                      formatSize(segment), ". GPU ", static_cast<int>(device),
+                      " has a total capacity of ", formatSize(total_bytes), " of which ",
+                      formatSize(free_bytes), " is free. Of the allocated memory ",
+                      formatSize(allocated), " is allocated by Ember, and ",
+                      formatSize(reserved - allocated),
+                      " is reserved by Ember but unallocated. Free tensors that "
+                      "are no longer needed, or use smaller batches.");
     }
     block = new Block(device, stream, segment, static_cast<char*>(ptr), small);
     updateStat(s.stats.reserved_bytes, small, static_cast<int64_t>(segment));

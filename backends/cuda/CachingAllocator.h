@@ -118,8 +118,8 @@ class CachingAllocator {
   CachingAllocator& operator=(const CachingAllocator&) = delete;
 
   // A block of at least `size` bytes (size > 0) on `device` for `stream`.
-  // Throws c10::Error "CUDA out of memory. Tried to allocate ..." when the
-  // device has no room even after releasing the cache.
+  // Throws c10::OutOfMemoryError "CUDA out of memory. Tried to allocate ..."
+  // when the device has no room even after releasing the cache.
   void* malloc(c10::DeviceIndex device, size_t size, c10::StreamId stream);
 
   // Returns a block from malloc to its pool (after the events of its

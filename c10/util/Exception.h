@@ -100,6 +100,11 @@ class TypeError : public Error {
 class NotImplementedError : public Error {
   using Error::Error;
 };
+// A device allocator could not get the memory (CUDA's caching allocator):
+// a program may catch it, free memory or shrink the batch, and try again.
+class OutOfMemoryError : public Error {
+  using Error::Error;
+};
 
 // c10::Warning
 //
@@ -228,10 +233,25 @@ std::string checkMsg(const char* condition, const Args&... args) {
 #define TORCH_CHECK_NOT_IMPLEMENTED(cond, ...) \
   C10_CHECK_IMPL_(torchCheckFailNotImplemented, cond, #cond, ##__VA_ARGS__)
 
+// TORCH_CHECK_WITH(ErrorType, cond, parts...)
+//
+// TORCH_CHECK throwing c10::ErrorType (any of the classes above), as
+// PyTorch's: TORCH_CHECK_WITH(OutOfMemoryError, ptr != nullptr, "...").
+#define TORCH_CHECK_WITH(ErrorType, cond, ...)                               \
+  do {                                                                       \
+    if (!(cond)) {                                                           \
+      throw ::c10::ErrorType(                                                \
+          ::c10::SourceLocation{__func__, __FILE__,                          \
+                                static_cast<uint32_t>(__LINE__)},            \
+          ::c10::detail::checkMsg(#cond, ##__VA_ARGS__));                    \
+    }                                                                        \
+  } while (false)
+
 // C10_THROW_ERROR(ErrorType, parts...)
 //
 // Throws c10::ErrorType (Error, ValueError, IndexError, TypeError,
-// NotImplementedError) unconditionally, e.g. at the end of a switch.
+// NotImplementedError, OutOfMemoryError) unconditionally, e.g. at the end of
+// a switch.
 #define C10_THROW_ERROR(ErrorType, ...)                                \
   throw ::c10::ErrorType(                                              \
       ::c10::SourceLocation{__func__, __FILE__,                        \

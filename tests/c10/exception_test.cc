@@ -197,6 +197,25 @@ TEST(TorchCheckKinds, NotImplementedCheckThrowsNotImplementedError) {
   EXPECT_THROW(TORCH_CHECK_NOT_IMPLEMENTED(false, "x"), c10::Error);
 }
 
+// TORCH_CHECK_WITH names the class, as PyTorch's; passing is silent and the
+// parts are not evaluated.
+TEST(TorchCheckKinds, CheckWithThrowsTheNamedClass) {
+  auto oom = expect_throws_exactly<c10::OutOfMemoryError>(
+      [] { TORCH_CHECK_WITH(OutOfMemoryError, false, "tried to allocate ", 30, " MiB"); });
+  EXPECT_EQ(oom.msg(), "tried to allocate 30 MiB");
+  auto value = expect_throws_exactly<c10::ValueError>(
+      [] { TORCH_CHECK_WITH(ValueError, 1 + 1 == 3, "arithmetic"); });
+  EXPECT_EQ(value.msg(), "arithmetic");
+  auto bare = expect_throws_exactly<c10::Error>([] { TORCH_CHECK_WITH(Error, 2 < 1); });
+  EXPECT_EQ(bare.msg(), "Expected 2 < 1 to be true, but got false.");
+  int evaluated = 0;
+  auto part = [&] { return ++evaluated; };
+  EXPECT_NO_THROW(TORCH_CHECK_WITH(OutOfMemoryError, true, part()));
+  EXPECT_EQ(evaluated, 0);
+  EXPECT_THROW(TORCH_CHECK_WITH(OutOfMemoryError, false, "x"), c10::Error);
+  EXPECT_THROW(C10_THROW_ERROR(OutOfMemoryError, "y"), c10::OutOfMemoryError);
+}
+
 TEST(TorchCheckKinds, SubclassesWithoutPartsNameTheCondition) {
   const int n = 0;
   auto v = expect_throws_exactly<c10::ValueError>(

@@ -149,10 +149,16 @@ TEST(CachingAllocator, OutOfMemoryErrorInPyTorchsWords) {
             "memory 2.00 MiB is allocated by Ember, and 18.00 MiB is reserved by "
             "Ember but unallocated. Free tensors that are no longer needed, or "
             "use smaller batches.");
+  // A program catches the type (PyTorch's c10::OutOfMemoryError, a
+  // c10::Error), frees memory and goes on.
+  EXPECT_THROW(alloc.malloc(0, 30 * kMiB, 0), c10::OutOfMemoryError);
   const auto stats = alloc.getStats(0);
-  EXPECT_EQ(stats.num_ooms, 1);
-  EXPECT_EQ(stats.num_alloc_retries, 1);
+  EXPECT_EQ(stats.num_ooms, 2);
+  EXPECT_EQ(stats.num_alloc_retries, 2);
   alloc.free(held);
+  void* fits = alloc.malloc(0, 30 * kMiB, 0);
+  EXPECT_NE(fits, nullptr);
+  alloc.free(fits);
 }
 
 TEST(CachingAllocator, StatsTrackCurrentAndPeak) {

@@ -6,9 +6,12 @@
 #include <optional>
 #include <vector>
 
+#include "aten/EmptyTensor.h"
 #include "aten/Functions.h"
+#include "c10/core/Allocator.h"
 #include "aten/TypePromotion.h"
 #include "registration/library.h"
+#include "registration/plugin_loader.h"
 
 namespace at {
 namespace native {
@@ -138,6 +141,73 @@ ScalarType result_type_scalar_scalar(const Scalar& scalar1, const Scalar& scalar
   return promote_pair(scalar1, scalar2);
 }
 
+// ---- pinned memory ---------------------------------------------------------------------
+// Note [Pinned memory]
+// ~~~~~~~~~~~~~~~~~~~~
+// A pinned tensor is a CPU tensor whose storage comes from the page-locked
+// host allocator an accelerator's plugin registers (CUDA's caching host
+// allocator, backends/cuda/CachingHostAllocator.h): the device can copy from
+// and to it asynchronously (copy_(..., non_blocking=true)). is_pinned()
+// recognises such storage by the allocator's deleter; pin_memory() returns
+// the tensor itself when it is pinned already, else a pinned copy (same
+// strides when they are dense, as _to_copy's Preserve; contiguous
+// otherwise), differentiable through copy_. The accelerator is `device`'s
+// type, CUDA by default; its plugin is loaded on first use.
+
+DeviceType pinned_for(std::optional<Device> device, const char* op) {
+  const DeviceType type = device.has_value() ? device->type() : DeviceType::CUDA;
+  TORCH_CHECK(type != DeviceType::CPU, op, ": memory is pinned for copies to an accelerator; "
+              "expected an accelerator device (as cuda) or none, got ", *device, ".");
+  return type;
+}
+
+bool is_pinned(const Tensor& self, std::optional<Device> device) {
+  TORCH_CHECK(self.defined(), "is_pinned: the input tensor is undefined; pass a defined tensor.");
+  const DeviceType type = pinned_for(device, "is_pinned");
+  if (!self.is_cpu() || !self.has_storage()) return false;
+  const c10::Allocator* pinned = c10::GetPinnedMemoryAllocator(type);
+  return pinned != nullptr && self.storage().data_ptr().get_deleter() == pinned->raw_deleter();
+}
+
+Tensor _pin_memory(const Tensor& self, std::optional<Device> device) {
+  TORCH_CHECK(self.defined(), "pin_memory: the input tensor is undefined; pass a defined tensor.");
+  const DeviceType type = pinned_for(device, "pin_memory");
+  TORCH_CHECK(self.is_cpu(), "pin_memory: cannot pin a ", self.device(),
+              " tensor; only CPU tensors are pinned (for copies to ", DeviceTypeName(type),
+              "). Call it before moving the tensor to the device.");
+  c10::Allocator* pinned = c10::GetPinnedMemoryAllocator(type);
+  if (pinned == nullptr && c10::impl::autoload_backend_plugin(type)) {
+    pinned = c10::GetPinnedMemoryAllocator(type);
+  }
+  TORCH_CHECK(pinned != nullptr, "pin_memory: no pinned-memory allocator for ",
+              DeviceTypeName(type), ": its plugin (libember_", DeviceTypeName(type, true),
+              ".so) is not loaded and none was found on the plugin search path, or it pins "
+              "no memory. Load it (torch::load_library, EMBER_PLUGIN_PATH) or do not pin.");
+  const bool dense = non_overlapping_and_dense(self);
+  std::vector<int64_t> strides;
+  if (dense) {
+    strides = self.strides().vec();
+  } else {
+    strides.assign(static_cast<size_t>(self.dim()), 1);
+    for (int64_t d = self.dim() - 2; d >= 0; --d) {
+      strides[static_cast<size_t>(d)] =
+          strides[static_cast<size_t>(d + 1)] * std::max<int64_t>(self.size(d + 1), 1);
+    }
+  }
+  Tensor result(at::detail::empty_strided_generic(self.sizes(), strides, pinned,
+                                                  c10::DispatchKeySet(c10::DispatchKey::CPU),
+                                                  self.scalar_type()));
+  result.copy_(self);
+  return result;
+}
+
+Tensor pin_memory(const Tensor& self, std::optional<Device> device) {
+  TORCH_CHECK(self.defined(), "pin_memory: the input tensor is undefined; pass a defined tensor.");
+  pinned_for(device, "pin_memory");
+  if (self.is_pinned(device)) return self;
+  return at::_pin_memory(self, device);
+}
+
 // ---- allclose ---------------------------------------------------------------------------
 
 bool allclose(const Tensor& self, const Tensor& other, double rtol, double atol,
@@ -159,6 +229,12 @@ TORCH_LIBRARY_IMPL(aten, CompositeImplicitAutograd, m) {
   m.impl("result_type.Scalar", TORCH_FN(at::native::result_type_scalar));
   m.impl("result_type.Scalar_Tensor", TORCH_FN(at::native::result_type_scalar_tensor));
   m.impl("result_type.Scalar_Scalar", TORCH_FN(at::native::result_type_scalar_scalar));
+}
+
+TORCH_LIBRARY_IMPL(aten, CompositeImplicitAutograd, m) {
+  m.impl("is_pinned", TORCH_FN(at::native::is_pinned));
+  m.impl("pin_memory", TORCH_FN(at::native::pin_memory));
+  m.impl("_pin_memory", TORCH_FN(at::native::_pin_memory));
 }
 
 TORCH_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {

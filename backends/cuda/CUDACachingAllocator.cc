@@ -1,6 +1,9 @@
 // backends/cuda/CUDACachingAllocator.cc — CachingAllocator's DeviceMemoryApi
 // on cudart, and the c10::Allocator of DeviceType::CUDA built on it: an
 // allocation belongs to the calling thread's current device and stream.
+// Also CachingHostAllocator's HostMemoryApi on cudaHostAlloc, registered as
+// CUDA's pinned-memory allocator (Note [Pinned memory] in
+// aten/ops/conversion.cc).
 #include "backends/cuda/CUDACachingAllocator.h"
 
 #include <cuda_runtime_api.h>
@@ -8,6 +11,7 @@
 #include "backends/cuda/CUDAGuardImpl.h"
 #include "backends/cuda/CUDARuntime.h"
 #include "backends/cuda/CachingAllocator.h"
+#include "backends/cuda/CachingHostAllocator.h"
 #include "c10/core/Allocator.h"
 #include "c10/cuda/CUDAException.h"
 
@@ -112,9 +116,55 @@ class CUDAAllocator final : public c10::Allocator {
 };
 
 CUDAAllocator g_cuda_allocator;
-// Registered when the plugin loads; c10's registry keeps the pointer.
+
+class CudaHostMemory final : public HostMemoryApi {
+ public:
+  void* allocateHost(size_t size) override {
+    void* ptr = nullptr;
+    // Portable: any device may copy from and to it.
+    const cudaError_t err = cudaHostAlloc(&ptr, size, cudaHostAllocPortable);
+    if (err == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();  // not sticky: the retry may succeed
+      return nullptr;
+    }
+    C10_CUDA_CHECK(err);
+    return ptr;
+  }
+  void releaseHost(void* ptr) override { C10_CUDA_CHECK(cudaFreeHost(ptr)); }
+};
+
+// As policy(): never destroyed.
+CachingHostAllocator& hostPolicy() {
+  static CachingHostAllocator* alloc =
+      new CachingHostAllocator(new CudaHostMemory(), new CudaDeviceMemory());
+  return *alloc;
+}
+
+void deletePinned(void* ptr) { hostPolicy().free(ptr); }
+
+// Page-locked host memory: CPU tensors that CUDA copies from and to
+// asynchronously.
+class PinnedAllocator final : public c10::Allocator {
+ public:
+  c10::DataPtr allocate(size_t n) override {
+    const c10::Device cpu(c10::kCPU);
+    if (n == 0) return c10::DataPtr(nullptr, nullptr, &deletePinned, cpu);
+    requireDevice("pin_memory");
+    void* ptr = hostPolicy().malloc(n);
+    return c10::DataPtr(ptr, ptr, &deletePinned, cpu);
+  }
+  c10::DeleterFnPtr raw_deleter() const override { return &deletePinned; }
+  void copy_data(void* dest, const void* src, size_t count) const override {
+    default_copy_data(dest, src, count);
+  }
+};
+
+PinnedAllocator g_pinned_allocator;
+
+// Registered when the plugin loads; c10's registry keeps the pointers.
 const bool g_registered = [] {
   c10::SetAllocator(c10::kCUDA, &g_cuda_allocator);
+  c10::SetPinnedMemoryAllocator(c10::kCUDA, &g_pinned_allocator);
   return true;
 }();
 
@@ -145,6 +195,13 @@ void recordStream(void* ptr, const c10::Stream& stream) {
   if (ptr == nullptr) return;  // empty storage
   policy().recordStream(ptr, stream.id());
 }
+
+bool recordPinnedUse(const void* host_ptr, const c10::Stream& stream) {
+  if (host_ptr == nullptr) return false;
+  return hostPolicy().recordEvent(host_ptr, stream.device_index(), stream.id());
+}
+
+void emptyHostCache() { hostPolicy().emptyCache(); }
 
 }  // namespace cuda
 }  // namespace ember

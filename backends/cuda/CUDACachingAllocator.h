@@ -22,5 +22,15 @@ void resetPeakMemoryStats(c10::DeviceIndex device);
 // CachingAllocator::recordStream).
 void recordStream(void* ptr, const c10::Stream& stream);
 
+// If `host_ptr` lies in pinned memory handed out by the plugin's host
+// allocator, marks its use by work queued on `stream` (an asynchronous copy)
+// and returns true; the block is then reused only after the stream passed
+// it. False for pageable memory: the caller must copy synchronously.
+bool recordPinnedUse(const void* host_ptr, const c10::Stream& stream);
+
+// Gives back the cached pinned blocks (PyTorch's
+// CachingHostAllocator_emptyCache).
+void emptyHostCache();
+
 }  // namespace cuda
 }  // namespace ember

@@ -15,6 +15,7 @@
 #include "aten/Resize.h"
 #include "aten/Tensor.h"
 #include "aten/WrapDimUtils.h"
+#include "backends/cuda/CUDACachingAllocator.h"
 #include "backends/cuda/CUDAGuardImpl.h"
 #include "backends/cuda/CUDAIterator.h"
 #include "backends/cuda/CUDARuntime.h"
@@ -167,13 +168,25 @@ at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
 
 // ---- copy_ and fill_ -----------------------------------------------------------
 
-void memcpy_sync(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
-                 c10::Device device) {
+// Note [Asynchronous copies]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A host <-> device copy is queued on the current stream. It returns at once
+// (PyTorch's non_blocking=true) only when the host side is pinned memory of
+// the plugin's host allocator: recordPinnedUse then marks the block used by
+// that stream, so freeing the tensor before the copy ran does not hand the
+// block out again early (CachingHostAllocator.h). Pageable host memory (or
+// a temporary made for a dtype change or broadcast) may be freed or read as
+// soon as copy_ returns, so that copy is waited for, as without
+// non_blocking. As in PyTorch, reading a non_blocking copy's destination on
+// the host needs a synchronize() (or an event) first.
+void memcpy_host(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
+                 c10::Device device, const void* host_ptr, bool non_blocking) {
   c10::DeviceGuard guard(device);
-  auto stream = static_cast<cudaStream_t>(current_stream(device));
+  const auto& rt = c10::cuda::impl::cudaRuntime();
+  const c10::Stream current = rt.getStream(device);
+  auto stream = static_cast<cudaStream_t>(rt.nativeStream(current));
   C10_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, kind, stream));
-  // Pageable host memory: the copy must be complete before the host side
-  // is read or freed (non_blocking needs pinned memory, not built yet).
+  if (non_blocking && recordPinnedUse(host_ptr, current)) return;
   C10_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
@@ -207,7 +220,7 @@ void copy_on_device(at::Tensor& self, const at::Tensor& src) {
   });
 }
 
-at::Tensor& copy_(at::Tensor& self, const at::Tensor& src, bool /*non_blocking*/) {
+at::Tensor& copy_(at::Tensor& self, const at::Tensor& src, bool non_blocking) {
   if (self.numel() == 0) return self;
   if (self.is_cuda() && src.is_cuda()) {
     copy_on_device(self, src);
@@ -222,17 +235,25 @@ at::Tensor& copy_(at::Tensor& self, const at::Tensor& src, bool /*non_blocking*/
     at::Tensor dst = self.is_contiguous()
                          ? self
                          : empty_cuda(self.sizes(), self.scalar_type(), self.device());
-    memcpy_sync(dst.data_ptr(), host.data_ptr(), host.nbytes(),
-                cudaMemcpyHostToDevice, self.device());
+    memcpy_host(dst.data_ptr(), host.data_ptr(), host.nbytes(), cudaMemcpyHostToDevice,
+                self.device(), host.data_ptr(), non_blocking);
     if (!self.is_contiguous()) copy_on_device(self, dst);
     return self;
   }
   // CUDA -> CPU: make the source contiguous on the device, one memcpy into
   // a CPU tensor of its dtype, then the CPU's copy_ converts and broadcasts.
+  // Into a contiguous pinned destination of the same dtype and shape the
+  // memcpy goes straight there (See Note [Asynchronous copies]).
   at::Tensor dense = src.contiguous();
+  if (self.is_contiguous() && self.scalar_type() == dense.scalar_type() &&
+      self.sizes() == dense.sizes()) {
+    memcpy_host(self.data_ptr(), dense.data_ptr(), dense.nbytes(), cudaMemcpyDeviceToHost,
+                src.device(), self.data_ptr(), non_blocking);
+    return self;
+  }
   at::Tensor host = at::empty(dense.sizes(), at::TensorOptions().dtype(dense.scalar_type()));
-  memcpy_sync(host.data_ptr(), dense.data_ptr(), dense.nbytes(),
-              cudaMemcpyDeviceToHost, src.device());
+  memcpy_host(host.data_ptr(), dense.data_ptr(), dense.nbytes(), cudaMemcpyDeviceToHost,
+              src.device(), host.data_ptr(), /*non_blocking=*/false);
   self.copy_(host);
   return self;
 }

@@ -63,6 +63,7 @@ namespace {
 // another file's initializer registers an allocator.
 struct Registry {
   std::atomic<Allocator*> allocators[kNumDeviceTypes] = {};
+  std::atomic<Allocator*> pinned[kNumDeviceTypes] = {};
   uint8_t priorities[kNumDeviceTypes] = {};
   std::mutex mutex;
 };
@@ -108,6 +109,21 @@ void SetAllocator(DeviceType t, Allocator* alloc, uint8_t priority) {
   // Release: a thread that loads the new pointer in GetAllocator also sees
   // the allocator object fully constructed by whoever registered it.
   reg.allocators[slot].store(alloc, std::memory_order_release);
+}
+
+void SetPinnedMemoryAllocator(DeviceType accelerator, Allocator* alloc) {
+  const int slot = slot_of(accelerator, "SetPinnedMemoryAllocator");
+  TORCH_CHECK(accelerator != DeviceType::CPU, "SetPinnedMemoryAllocator: memory is pinned "
+              "for copies to an accelerator; expected an accelerator's device type, got cpu.");
+  TORCH_CHECK(alloc == nullptr || alloc->raw_deleter() != nullptr,
+              "SetPinnedMemoryAllocator: the allocator for ", DeviceTypeName(accelerator),
+              " has no raw_deleter(); is_pinned() recognises pinned storage by it.");
+  registry().pinned[slot].store(alloc, std::memory_order_release);
+}
+
+Allocator* GetPinnedMemoryAllocator(DeviceType accelerator) {
+  const int slot = slot_of(accelerator, "GetPinnedMemoryAllocator");
+  return registry().pinned[slot].load(std::memory_order_acquire);
 }
 
 Allocator* GetAllocator(const DeviceType& t) {

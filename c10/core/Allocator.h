@@ -217,6 +217,21 @@ void SetAllocator(DeviceType t, Allocator* alloc, uint8_t priority = 0);
 // Thread-safe and lock-free (one atomic load).
 Allocator* GetAllocator(const DeviceType& t);
 
+// c10::SetPinnedMemoryAllocator
+//
+// Makes `alloc` the allocator of page-locked host memory for copies to and
+// from `accelerator` (the CUDA plugin registers its caching host allocator
+// for kCUDA): what Tensor::pin_memory() allocates from, and what
+// Tensor::is_pinned() recognises (a storage whose DataPtr has the
+// allocator's raw_deleter(), which it must have). Its DataPtrs are on the
+// CPU. nullptr unregisters. Thread-safe; `alloc` must outlive all uses.
+void SetPinnedMemoryAllocator(DeviceType accelerator, Allocator* alloc);
+
+// c10::GetPinnedMemoryAllocator
+//
+// The allocator registered for `accelerator`, or nullptr. Thread-safe.
+Allocator* GetPinnedMemoryAllocator(DeviceType accelerator);
+
 // c10::AllocatorRegisterer<t>
 //
 // Registers an allocator at static-initialization time; see

@@ -111,6 +111,49 @@ TEST_F(Gpu, CopiesRoundTripExactly) {
   EXPECT_EQ(at::full({}, 3.5, at::TensorOptions().device(cuda)).item().toDouble(), 3.5);
 }
 
+// pin_memory() and non_blocking copies (Note [Asynchronous copies] in
+// backends/cuda/ops.cc): values arrive after a synchronize, and a pinned
+// block freed while its copy is still queued is not handed out again (an
+// overwrite of the next pinned tensor would corrupt the copy).
+TEST_F(Gpu, PinnedMemoryAndNonBlockingCopies) {
+  const at::Tensor cpu = randn({1024, 1024});
+  EXPECT_FALSE(cpu.is_pinned());
+  at::Tensor pinned = cpu.pin_memory();
+  EXPECT_TRUE(pinned.is_pinned());
+  EXPECT_TRUE(pinned.pin_memory().is_same(pinned));
+  expect_equal(pinned, cpu);
+  at::Tensor dev = pinned.to(cuda, c10::kFloat, /*non_blocking=*/true);
+  at::Tensor back = at::empty_like(cpu).pin_memory();
+  back.copy_(dev, /*non_blocking=*/true);
+  torch::cuda::synchronize();
+  expect_equal(back, cpu);
+  // Keep the stream busy, queue a copy from a pinned tensor, drop it, pin
+  // another of the same size and overwrite it at once.
+  const at::Tensor big = at::ones({4096, 4096}, at::TensorOptions().device(cuda));
+  at::Tensor busy = at::mm(big, big);
+  at::Tensor target = at::empty({1024, 1024}, at::TensorOptions().device(cuda));
+  const void* first = nullptr;
+  {
+    at::Tensor source = cpu.pin_memory();
+    first = source.data_ptr();
+    target.copy_(source, /*non_blocking=*/true);
+  }
+  at::Tensor next = at::empty_like(cpu).pin_memory();
+  EXPECT_NE(next.data_ptr(), first) << "a pinned block was reused while its copy was queued";
+  next.fill_(-1.0);
+  torch::cuda::synchronize();
+  expect_equal(target, cpu);
+  EXPECT_EQ(busy[0][0].item().toDouble(), 4096.0);
+  // After the stream passed, the block is reused.
+  next.reset();
+  at::Tensor again = at::empty_like(cpu).pin_memory();
+  EXPECT_TRUE(again.is_pinned());
+  // Pageable memory with non_blocking is copied synchronously.
+  at::Tensor pageable = at::empty_like(cpu);
+  pageable.copy_(dev, /*non_blocking=*/true);
+  expect_equal(pageable, cpu);
+}
+
 TEST_F(Gpu, FillsAndFactories) {
   expect_equal(at::zeros({4, 3}, at::TensorOptions().device(cuda)), at::zeros({4, 3}));
   expect_equal(at::ones({4, 3}, at::TensorOptions().device(cuda).dtype(c10::kLong)),

@@ -10,6 +10,7 @@
 #include <mutex>
 
 #include "backends/cuda/CachingAllocator.h"
+#include "backends/cuda/CachingHostAllocator.h"
 #include "c10/util/Exception.h"
 
 namespace ember_test {
@@ -103,6 +104,49 @@ class FakeDevice final : public ember::cuda::DeviceMemoryApi {
   std::map<void*, size_t> live_;
   std::map<c10::StreamId, uint64_t> submitted_;
   std::map<c10::StreamId, uint64_t> completed_;
+};
+
+// A host-memory fake of HostMemoryApi: page-locked memory of a fixed
+// capacity (the locked-memory limit), each block checked on release.
+class FakeHost final : public ember::cuda::HostMemoryApi {
+ public:
+  explicit FakeHost(size_t capacity) : capacity_(capacity) {}
+  ~FakeHost() override {
+    for (auto& a : live_) std::free(a.first);
+  }
+  void* allocateHost(size_t size) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    ++calls_;
+    if (used_ + size > capacity_) return nullptr;
+    void* p = std::malloc(size);
+    TORCH_INTERNAL_ASSERT(p != nullptr);
+    used_ += size;
+    live_[p] = size;
+    return p;
+  }
+  void releaseHost(void* ptr) override {
+    std::lock_guard<std::mutex> lock(mutex_);
+    auto it = live_.find(ptr);
+    TORCH_INTERNAL_ASSERT(it != live_.end(), "releaseHost of an unknown block");
+    used_ -= it->second;
+    live_.erase(it);
+    std::free(ptr);
+  }
+  size_t used() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return used_;
+  }
+  int calls() {
+    std::lock_guard<std::mutex> lock(mutex_);
+    return calls_;
+  }
+
+ private:
+  std::mutex mutex_;
+  const size_t capacity_;
+  size_t used_ = 0;
+  int calls_ = 0;
+  std::map<void*, size_t> live_;
 };
 
 }  // namespace ember_test

@@ -116,6 +116,11 @@ TEST_F(NoDevice, EveryRequestFailsWithTheReason) {
               StartsWith(prefix));
   EXPECT_THAT(ember_test::errorOf([] { at::ones({2}).to(c10::Device(c10::kCUDA, 0)); }),
               StartsWith(prefix));
+  // Pinned memory: the plugin registers its host allocator, which needs a
+  // device; nothing is pinned.
+  ASSERT_NE(c10::GetPinnedMemoryAllocator(c10::kCUDA), nullptr);
+  EXPECT_THAT(ember_test::errorOf([] { at::ones({2}).pin_memory(); }), StartsWith(prefix));
+  EXPECT_FALSE(at::ones({2}).is_pinned());
 }
 
 // A CUDA tensor made by hand (no device memory behind it: the kernels must

@@ -11,6 +11,7 @@
 #include "c10/core/StridedExtent.h"
 #include "c10/core/TensorImpl.h"
 #include "c10/util/Exception.h"
+#include "registration/plugin_loader.h"
 
 namespace at {
 namespace detail {
@@ -81,6 +82,19 @@ TensorBase empty_strided_generic(IntArrayRef size, IntArrayRef stride,
   check_dtype(dtype, op);
   const size_t nbytes = c10::checked_strided_nbytes(size, stride, c10::elementSize(dtype), 0, op);
   return make(size, stride, nbytes, allocator, ks, dtype, op);
+}
+
+c10::Allocator* pinned_memory_allocator(c10::DeviceType accelerator, const char* op) {
+  c10::Allocator* pinned = c10::GetPinnedMemoryAllocator(accelerator);
+  if (pinned == nullptr && c10::impl::autoload_backend_plugin(accelerator)) {
+    pinned = c10::GetPinnedMemoryAllocator(accelerator);
+  }
+  TORCH_CHECK(pinned != nullptr, op, ": no pinned-memory allocator for ",
+              c10::DeviceTypeName(accelerator), ": its plugin (libember_",
+              c10::DeviceTypeName(accelerator, true), ".so) is not loaded and none was found on "
+              "the plugin search path, or it pins no memory. Load it (torch::load_library, "
+              "EMBER_PLUGIN_PATH) or do not pin.");
+  return pinned;
 }
 
 }  // namespace detail

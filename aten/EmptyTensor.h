@@ -87,5 +87,14 @@ TensorBase empty_strided_generic(IntArrayRef size, IntArrayRef stride,
                                  c10::Allocator* allocator, c10::DispatchKeySet ks,
                                  ScalarType dtype);
 
+// at::detail::pinned_memory_allocator
+//
+// The page-locked host allocator `accelerator`'s plugin registered
+// (c10::SetPinnedMemoryAllocator; See Note [Pinned memory] in
+// aten/ops/conversion.cc), loading that plugin on first use. Throws
+// c10::Error naming `op` when there is none. For pin_memory() and the
+// factories' pin_memory=true.
+c10::Allocator* pinned_memory_allocator(c10::DeviceType accelerator, const char* op);
+
 }  // namespace detail
 }  // namespace at

@@ -11,7 +11,6 @@
 #include "c10/core/Allocator.h"
 #include "aten/TypePromotion.h"
 #include "registration/library.h"
-#include "registration/plugin_loader.h"
 
 namespace at {
 namespace native {
@@ -51,12 +50,15 @@ Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype,
   TORCH_CHECK(!layout.has_value() || *layout == Layout::Strided, "_to_copy: layout ",
               *layout, " is not supported; Ember tensors are strided. Pass "
               "at::kStrided or no layout.");
-  TORCH_CHECK(!pin_memory.value_or(false), "_to_copy: pinned memory is not supported "
-              "(there is no accelerator to pin for). Pass pin_memory=false.");
+  const Device target = device.value_or(self.device());
+  TORCH_CHECK(!pin_memory.value_or(false) || target.is_cpu(), "_to_copy: pin_memory=true "
+              "makes a pinned CPU tensor (for copies to an accelerator), but the copy goes to ",
+              target, ". Pass pin_memory=false, or copy to the CPU.");
   const MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
   const TensorOptions options = TensorOptions()
                                     .dtype(dtype.value_or(self.scalar_type()))
-                                    .device(device.value_or(self.device()));
+                                    .device(target)
+                                    .pinned_memory(pin_memory);
   Tensor result;
   if (format == MemoryFormat::Preserve) {
     result = non_overlapping_and_dense(self)
@@ -175,14 +177,7 @@ Tensor _pin_memory(const Tensor& self, std::optional<Device> device) {
   TORCH_CHECK(self.is_cpu(), "pin_memory: cannot pin a ", self.device(),
               " tensor; only CPU tensors are pinned (for copies to ", DeviceTypeName(type),
               "). Call it before moving the tensor to the device.");
-  c10::Allocator* pinned = c10::GetPinnedMemoryAllocator(type);
-  if (pinned == nullptr && c10::impl::autoload_backend_plugin(type)) {
-    pinned = c10::GetPinnedMemoryAllocator(type);
-  }
-  TORCH_CHECK(pinned != nullptr, "pin_memory: no pinned-memory allocator for ",
-              DeviceTypeName(type), ": its plugin (libember_", DeviceTypeName(type, true),
-              ".so) is not loaded and none was found on the plugin search path, or it pins "
-              "no memory. Load it (torch::load_library, EMBER_PLUGIN_PATH) or do not pin.");
+  c10::Allocator* pinned = at::detail::pinned_memory_allocator(type, "pin_memory");
   const bool dense = non_overlapping_and_dense(self);
   std::vector<int64_t> strides;
   if (dense) {

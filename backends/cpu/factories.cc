@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "aten/EmptyTensor.h"
 #include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/kernels.h"
@@ -51,9 +52,15 @@ void check_options(const char* op, std::optional<c10::Layout> layout,
               ": this is the CPU backend's kernel, but device ", *device,
               " was requested. Pass device=cpu, or use that device's "
               "backend.");
-  TORCH_CHECK(!pin_memory.value_or(false), op, ": pin_memory=true asks for "
-              "page-locked memory for fast copies to a GPU, which this build "
-              "does not provide. Pass pin_memory=false.");
+  (void)pin_memory;  // pinned_allocator() below
+}
+
+// pin_memory=true: page-locked memory from the allocator CUDA's plugin
+// registers (See Note [Pinned memory] in aten/ops/conversion.cc); else the
+// CPU allocator.
+c10::Allocator* pinned_allocator(std::optional<bool> pin_memory, const char* op) {
+  return pin_memory.value_or(false) ? at::detail::pinned_memory_allocator(c10::kCUDA, op)
+                                    : nullptr;
 }
 
 }  // namespace
@@ -149,6 +156,10 @@ at::Tensor empty(c10::IntArrayRef size, std::optional<c10::ScalarType> dtype,
   const c10::ScalarType st = dtype.value_or(c10::kFloat);
   const c10::MemoryFormat format =
       memory_format.value_or(c10::MemoryFormat::Contiguous);
+  if (c10::Allocator* pinned = pinned_allocator(pin_memory, "empty")) {
+    return at::Tensor(at::detail::empty_generic(
+        size, pinned, c10::DispatchKeySet(c10::DispatchKey::CPU), st, format));
+  }
   if (format == c10::MemoryFormat::Contiguous) return empty_cpu(size, st, "empty");
   TORCH_CHECK(format == c10::MemoryFormat::ChannelsLast, "empty: memory format ",
               format, " is not supported for a new tensor (there is no input "
@@ -171,6 +182,11 @@ at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
                          std::optional<c10::Device> device,
                          std::optional<bool> pin_memory) {
   check_options("empty_strided", layout, device, pin_memory);
+  if (c10::Allocator* pinned = pinned_allocator(pin_memory, "empty_strided")) {
+    return at::Tensor(at::detail::empty_strided_generic(
+        size, stride, pinned, c10::DispatchKeySet(c10::DispatchKey::CPU),
+        dtype.value_or(c10::kFloat)));
+  }
   return empty_strided_cpu(size, stride, dtype.value_or(c10::kFloat));
 }
 

@@ -102,6 +102,47 @@ TEST(PinMemory, CopiesIntoThePinnedAllocatorKeepingValuesAndDenseStrides) {
   EXPECT_EQ(g_live, before);  // every pinned block went back to its allocator
 }
 
+// pin_memory=true in the factories and in to()/_to_copy, as PyTorch's.
+TEST(PinMemory, FactoriesAndCopiesWithPinMemoryTrue) {
+  Registered fake;
+  const at::TensorOptions pinned = at::TensorOptions().pinned_memory(true);
+  EXPECT_TRUE(at::empty({2, 3}, pinned).is_pinned());
+  EXPECT_TRUE(at::zeros({4}, pinned).is_pinned());
+  EXPECT_TRUE(at::equal(at::ones({4}, pinned), at::ones({4})));
+  EXPECT_TRUE(at::full({3}, 2.5, pinned.dtype(at::kDouble)).is_pinned());
+  at::Tensor nhwc = at::empty({2, 3, 4, 5}, pinned, at::MemoryFormat::ChannelsLast);
+  EXPECT_TRUE(nhwc.is_pinned());
+  EXPECT_EQ(nhwc.strides(), at::IntArrayRef({60, 1, 15, 3}));  // NHWC
+  at::Tensor strided = at::empty_strided({2, 3}, {1, 2}, pinned);
+  EXPECT_TRUE(strided.is_pinned());
+  EXPECT_EQ(strided.strides(), at::IntArrayRef({1, 2}));
+  EXPECT_TRUE(at::rand({8}, pinned).is_pinned());
+  const at::Tensor x = at::arange(6, at::kFloat).reshape({2, 3});
+  at::Tensor copy = x.to(pinned, /*non_blocking=*/false, /*copy=*/true);
+  EXPECT_TRUE(copy.is_pinned());
+  EXPECT_TRUE(at::equal(copy, x));
+  at::Tensor as_long =
+      at::_to_copy(x, at::kLong, std::nullopt, std::nullopt, true, false, std::nullopt);
+  EXPECT_TRUE(as_long.is_pinned());
+  EXPECT_EQ(as_long.scalar_type(), at::kLong);
+  EXPECT_EQ(ember_test::errorOf([&] {
+              at::_to_copy(x, std::nullopt, std::nullopt, at::Device(at::kCUDA), true, false,
+                           std::nullopt);
+            }),
+            "_to_copy: pin_memory=true makes a pinned CPU tensor (for copies to an "
+            "accelerator), but the copy goes to cuda. Pass pin_memory=false, or copy to the "
+            "CPU.");
+}
+
+TEST(PinMemory, FactoriesWithoutAnAllocatorSayWhy) {
+  EXPECT_EQ(ember_test::errorOf(
+                [] { at::empty({2}, at::TensorOptions().pinned_memory(true)); }),
+            "empty: no pinned-memory allocator for CUDA: its plugin (libember_cuda.so) is not "
+            "loaded and none was found on the plugin search path, or it pins no memory. Load "
+            "it (torch::load_library, EMBER_PLUGIN_PATH) or do not pin.");
+  EXPECT_FALSE(at::empty({2}, at::TensorOptions().pinned_memory(false)).is_pinned());
+}
+
 TEST(PinMemory, NonDenseTensorsArePinnedContiguous) {
   Registered fake;
   const at::Tensor base = at::arange(12, at::kFloat).reshape({3, 4});

@@ -203,5 +203,25 @@ bool recordPinnedUse(const void* host_ptr, const c10::Stream& stream) {
 
 void emptyHostCache() { hostPolicy().emptyCache(); }
 
+std::map<std::string, int64_t> hostMemoryStats() {
+  const HostStats s = hostPolicy().stats();
+  std::map<std::string, int64_t> out;
+  const auto put = [&out](const std::string& name, const Stat& stat) {
+    out[name + ".current"] = stat.current;
+    out[name + ".peak"] = stat.peak;
+    out[name + ".allocated"] = stat.allocated;
+    out[name + ".freed"] = stat.freed;
+  };
+  put("allocation", s.allocation);
+  put("segment", s.segment);
+  put("allocated_bytes", s.allocated_bytes);
+  put("reserved_bytes", s.reserved_bytes);
+  out["num_host_alloc"] = s.num_host_alloc;
+  out["num_host_free"] = s.num_host_free;
+  out["num_alloc_retries"] = s.num_alloc_retries;
+  out["num_ooms"] = s.num_ooms;
+  return out;
+}
+
 }  // namespace cuda
 }  // namespace ember

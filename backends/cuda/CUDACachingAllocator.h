@@ -32,5 +32,11 @@ bool recordPinnedUse(const void* host_ptr, const c10::Stream& stream);
 // CachingHostAllocator_emptyCache).
 void emptyHostCache();
 
+// The pinned host allocator's statistics: "<stat>.<metric>" for stat
+// allocation, segment, allocated_bytes, reserved_bytes and metric current,
+// peak, allocated, freed; num_host_alloc, num_host_free, num_alloc_retries,
+// num_ooms.
+std::map<std::string, int64_t> hostMemoryStats();
+
 }  // namespace cuda
 }  // namespace ember

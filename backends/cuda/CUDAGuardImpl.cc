@@ -274,6 +274,10 @@ class CUDAGuardImpl final : public c10::cuda::impl::CUDARuntimeInterface {
   void recordStream(void* ptr, const c10::Stream& stream) const override {
     cuda::recordStream(ptr, stream);
   }
+  void emptyHostCache() const override { cuda::emptyHostCache(); }
+  std::map<std::string, int64_t> hostMemoryStats() const override {
+    return cuda::hostMemoryStats();
+  }
 
  private:
   // Makes `index` current for a scope and restores the previous device.

@@ -52,6 +52,10 @@ struct CUDARuntimeInterface : c10::impl::DeviceGuardImplInterface {
   virtual std::string memorySummary(DeviceIndex device) const = 0;
   virtual void resetPeakMemoryStats(DeviceIndex device) const = 0;
   virtual void recordStream(void* ptr, const Stream& stream) const = 0;
+  // The pinned host allocator (backends/cuda/CachingHostAllocator.h); what
+  // <ATen/cuda/CachingHostAllocator.h> calls. Neither needs a device.
+  virtual void emptyHostCache() const = 0;
+  virtual std::map<std::string, int64_t> hostMemoryStats() const = 0;
 };
 
 // c10::cuda::impl::cudaRuntime

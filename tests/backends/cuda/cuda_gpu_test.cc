@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <ATen/cuda/CUDAEvent.h>
+#include <ATen/cuda/CachingHostAllocator.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAFunctions.h>
 #include <c10/cuda/CUDAGuard.h>
@@ -152,6 +153,17 @@ TEST_F(Gpu, PinnedMemoryAndNonBlockingCopies) {
   at::Tensor pageable = at::empty_like(cpu);
   pageable.copy_(dev, /*non_blocking=*/true);
   expect_equal(pageable, cpu);
+  // The cache: blocks held while pinned tensors live, given back after.
+  EXPECT_GE(at::cuda::CachingHostAllocator_memoryStats()["allocation.current"], 3);
+  pinned.reset();
+  back.reset();
+  again.reset();
+  torch::cuda::synchronize();
+  at::cuda::CachingHostAllocator_emptyCache();
+  const auto host = at::cuda::CachingHostAllocator_memoryStats();
+  EXPECT_EQ(host.at("allocation.current"), 0);
+  EXPECT_EQ(host.at("reserved_bytes.current"), 0);
+  EXPECT_GE(host.at("num_host_free"), 2);
 }
 
 TEST_F(Gpu, FillsAndFactories) {

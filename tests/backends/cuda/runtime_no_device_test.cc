@@ -12,6 +12,7 @@
 #include <string>
 
 #include <ATen/cuda/CUDAEvent.h>
+#include <ATen/cuda/CachingHostAllocator.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 #include <c10/cuda/CUDAException.h>
 #include <c10/cuda/CUDAFunctions.h>
@@ -121,6 +122,13 @@ TEST_F(NoDevice, EveryRequestFailsWithTheReason) {
   ASSERT_NE(c10::GetPinnedMemoryAllocator(c10::kCUDA), nullptr);
   EXPECT_THAT(ember_test::errorOf([] { at::ones({2}).pin_memory(); }), StartsWith(prefix));
   EXPECT_FALSE(at::ones({2}).is_pinned());
+  // Its cache needs no device: empty, all zeros.
+  EXPECT_NO_THROW(at::cuda::CachingHostAllocator_emptyCache());
+  const auto host = at::cuda::CachingHostAllocator_memoryStats();
+  EXPECT_EQ(host.at("reserved_bytes.current"), 0);
+  EXPECT_EQ(host.at("allocation.peak"), 0);
+  EXPECT_EQ(host.at("num_host_alloc"), 0);
+  EXPECT_EQ(host.size(), 20u);
 }
 
 // A CUDA tensor made by hand (no device memory behind it: the kernels must

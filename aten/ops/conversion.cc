@@ -8,8 +8,8 @@
 
 #include "aten/EmptyTensor.h"
 #include "aten/Functions.h"
-#include "c10/core/Allocator.h"
 #include "aten/TypePromotion.h"
+#include "c10/core/Allocator.h"
 #include "registration/library.h"
 
 namespace at {
@@ -178,20 +178,11 @@ Tensor _pin_memory(const Tensor& self, std::optional<Device> device) {
               " tensor; only CPU tensors are pinned (for copies to ", DeviceTypeName(type),
               "). Call it before moving the tensor to the device.");
   c10::Allocator* pinned = at::detail::pinned_memory_allocator(type, "pin_memory");
-  const bool dense = non_overlapping_and_dense(self);
-  std::vector<int64_t> strides;
-  if (dense) {
-    strides = self.strides().vec();
-  } else {
-    strides.assign(static_cast<size_t>(self.dim()), 1);
-    for (int64_t d = self.dim() - 2; d >= 0; --d) {
-      strides[static_cast<size_t>(d)] =
-          strides[static_cast<size_t>(d + 1)] * std::max<int64_t>(self.size(d + 1), 1);
-    }
-  }
-  Tensor result(at::detail::empty_strided_generic(self.sizes(), strides, pinned,
-                                                  c10::DispatchKeySet(c10::DispatchKey::CPU),
-                                                  self.scalar_type()));
+  const c10::DispatchKeySet cpu(c10::DispatchKey::CPU);
+  Tensor result(non_overlapping_and_dense(self)
+                    ? at::detail::empty_strided_generic(self.sizes(), self.strides(), pinned,
+                                                        cpu, self.scalar_type())
+                    : at::detail::empty_generic(self.sizes(), pinned, cpu, self.scalar_type()));
   result.copy_(self);
   return result;
 }
@@ -224,9 +215,6 @@ TORCH_LIBRARY_IMPL(aten, CompositeImplicitAutograd, m) {
   m.impl("result_type.Scalar", TORCH_FN(at::native::result_type_scalar));
   m.impl("result_type.Scalar_Tensor", TORCH_FN(at::native::result_type_scalar_tensor));
   m.impl("result_type.Scalar_Scalar", TORCH_FN(at::native::result_type_scalar_scalar));
-}
-
-TORCH_LIBRARY_IMPL(aten, CompositeImplicitAutograd, m) {
   m.impl("is_pinned", TORCH_FN(at::native::is_pinned));
   m.impl("pin_memory", TORCH_FN(at::native::pin_memory));
   m.impl("_pin_memory", TORCH_FN(at::native::_pin_memory));

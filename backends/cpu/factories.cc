@@ -42,8 +42,7 @@ at::Tensor make_tensor(size_t nbytes, c10::ScalarType dtype) {
 }
 
 void check_options(const char* op, std::optional<c10::Layout> layout,
-                   std::optional<c10::Device> device,
-                   std::optional<bool> pin_memory) {
+                   std::optional<c10::Device> device) {
   TORCH_CHECK(!layout.has_value() || *layout == c10::Layout::Strided, op,
               ": the CPU backend makes strided tensors only, but layout ",
               static_cast<int>(*layout), " was requested. Pass "
@@ -52,7 +51,6 @@ void check_options(const char* op, std::optional<c10::Layout> layout,
               ": this is the CPU backend's kernel, but device ", *device,
               " was requested. Pass device=cpu, or use that device's "
               "backend.");
-  (void)pin_memory;  // pinned_allocator() below
 }
 
 // pin_memory=true: page-locked memory from the allocator CUDA's plugin
@@ -151,7 +149,7 @@ at::Tensor empty(c10::IntArrayRef size, std::optional<c10::ScalarType> dtype,
                  std::optional<c10::Device> device,
                  std::optional<bool> pin_memory,
                  std::optional<c10::MemoryFormat> memory_format) {
-  check_options("empty", layout, device, pin_memory);
+  check_options("empty", layout, device);
   // c10 has no default-dtype setting yet: the default is Float.
   const c10::ScalarType st = dtype.value_or(c10::kFloat);
   const c10::MemoryFormat format =
@@ -181,7 +179,7 @@ at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
                          std::optional<c10::Layout> layout,
                          std::optional<c10::Device> device,
                          std::optional<bool> pin_memory) {
-  check_options("empty_strided", layout, device, pin_memory);
+  check_options("empty_strided", layout, device);
   if (c10::Allocator* pinned = pinned_allocator(pin_memory, "empty_strided")) {
     return at::Tensor(at::detail::empty_strided_generic(
         size, stride, pinned, c10::DispatchKeySet(c10::DispatchKey::CPU),

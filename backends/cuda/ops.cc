@@ -180,7 +180,8 @@ at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,
 // non_blocking. As in PyTorch, reading a non_blocking copy's destination on
 // the host needs a synchronize() (or an event) first.
 void memcpy_host(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
-                 c10::Device device, const void* host_ptr, bool non_blocking) {
+                 c10::Device device, bool non_blocking) {
+  const void* host_ptr = kind == cudaMemcpyHostToDevice ? src : dst;
   c10::DeviceGuard guard(device);
   const auto& rt = c10::cuda::impl::cudaRuntime();
   const c10::Stream current = rt.getStream(device);
@@ -236,24 +237,25 @@ at::Tensor& copy_(at::Tensor& self, const at::Tensor& src, bool non_blocking) {
                          ? self
                          : empty_cuda(self.sizes(), self.scalar_type(), self.device());
     memcpy_host(dst.data_ptr(), host.data_ptr(), host.nbytes(), cudaMemcpyHostToDevice,
-                self.device(), host.data_ptr(), non_blocking);
+                self.device(), non_blocking);
     if (!self.is_contiguous()) copy_on_device(self, dst);
     return self;
   }
   // CUDA -> CPU: make the source contiguous on the device, one memcpy into
   // a CPU tensor of its dtype, then the CPU's copy_ converts and broadcasts.
-  // Into a contiguous pinned destination of the same dtype and shape the
-  // memcpy goes straight there (See Note [Asynchronous copies]).
+  // Into a contiguous destination of the same dtype and shape the memcpy goes
+  // straight there (asynchronous when it is pinned: Note [Asynchronous
+  // copies]).
   at::Tensor dense = src.contiguous();
   if (self.is_contiguous() && self.scalar_type() == dense.scalar_type() &&
       self.sizes() == dense.sizes()) {
     memcpy_host(self.data_ptr(), dense.data_ptr(), dense.nbytes(), cudaMemcpyDeviceToHost,
-                src.device(), self.data_ptr(), non_blocking);
+                src.device(), non_blocking);
     return self;
   }
   at::Tensor host = at::empty(dense.sizes(), at::TensorOptions().dtype(dense.scalar_type()));
   memcpy_host(host.data_ptr(), dense.data_ptr(), dense.nbytes(), cudaMemcpyDeviceToHost,
-              src.device(), host.data_ptr(), /*non_blocking=*/false);
+              src.device(), /*non_blocking=*/false);
   self.copy_(host);
   return self;
 }

@@ -202,6 +202,11 @@ void TensorIteratorBase::check_and_collect(const TensorIteratorConfig& config,
       continue;
     }
     const c10::Device device = t->device();
+    if (!is_output && config.allow_cpu_scalars_ && device_type != c10::DeviceType::CPU &&
+        device.is_cpu() && t->dim() == 0) {
+      cpu_scalar_mask_ |= 1u << k;  // Note [CPU scalars on a device]
+      continue;
+    }
     if (device.type() != device_type) {
       const char* name = device_type_name(device_type);
       if (name != nullptr) {
@@ -225,6 +230,9 @@ void TensorIteratorBase::check_and_collect(const TensorIteratorConfig& config,
                 " is on ", device, " and an earlier operand on ", device_,
                 ". Move them to one device first (tensor.to()).");
   }
+  TORCH_CHECK(have_device || cpu_scalar_mask_ == 0, op_name_, ": expected a tensor on a ",
+              c10::Device(device_type), " device among the operands, but all are 0-dim "
+              "CPU tensors. Move one of them to that device first (tensor.to()).");
 }
 
 // Note [Broadcast shape]
@@ -354,9 +362,23 @@ void TensorIteratorBase::prepare_outputs(const TensorIteratorConfig& config) {
   }
 }
 
+// Note [CPU scalars on a device]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A 0-dim CPU input of an iteration on another device (allowed by
+// TensorIteratorConfig::allow_cpu_scalars) takes part in broadcasting and
+// type promotion as any 0-dim tensor (a wrapped number as a wrapped number),
+// but its element is never copied to the device: it is converted to its
+// compute dtype into scalar_buffers_, and the backend hands the value to
+// its kernel (a GPU kernel takes it as a launch parameter). So `x * 2` and
+// `x * cpu_scalar` on a GPU cost no host-to-device copy.
 void TensorIteratorBase::prepare_inputs() {
   for (size_t k = num_outputs_; k < num_operands_; ++k) {
     const Tensor& in = *tensors_[k];
+    if (is_cpu_scalar(k)) {
+      cast_scalar(scalar_buffers_[k], dtypes_[k], in.data_ptr(), in.scalar_type());
+      data_[k] = scalar_buffers_[k];
+      continue;
+    }
     bool overlaps = false;
     for (size_t i = 0; i < num_outputs_; ++i) {
       overlaps = overlaps || needs_copy_before_write(in, *tensors_[i]);

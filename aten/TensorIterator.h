@@ -170,6 +170,16 @@ class TensorIteratorConfig {
     check_mem_overlap_ = value;
     return *this;
   }
+  // Whether a 0-dim CPU input may join an iteration on another device
+  // (default false): PyTorch lets `cuda_tensor * cpu_scalar_tensor` and the
+  // wrapped numbers of Scalar overloads into a GPU kernel. Such an input is
+  // converted to its compute dtype into a host buffer of the iterator:
+  // is_cpu_scalar(k) says so, and data(k) is then a host pointer whose value
+  // the backend passes to its kernel (See Note [CPU scalars on a device]).
+  TensorIteratorConfig& allow_cpu_scalars(bool value) {
+    allow_cpu_scalars_ = value;
+    return *this;
+  }
 
  private:
   friend class TensorIteratorBase;
@@ -183,6 +193,7 @@ class TensorIteratorConfig {
   bool int_to_float_ = false;
   bool resize_outputs_ = true;
   bool check_mem_overlap_ = true;
+  bool allow_cpu_scalars_ = false;
   bool has_static_shape_ = false;
   c10::IntArrayRef static_shape_;
   std::optional<c10::ScalarType> static_dtype_;
@@ -230,6 +241,10 @@ class TensorIteratorBase {
   c10::IntArrayRef sizes() const { return sizes_.ref(); }
   char* data(size_t k) const { return data_[k]; }
   const int64_t* strides(size_t k) const { return strides_[k].data(); }
+  // Whether operand k is a 0-dim CPU input of an iteration on another
+  // device (TensorIteratorConfig::allow_cpu_scalars): data(k) is then a host
+  // buffer holding its value in dtype(k), and its strides are not used.
+  bool is_cpu_scalar(size_t k) const { return ((cpu_scalar_mask_ >> k) & 1u) != 0; }
 
  protected:
   // A new contiguous tensor of `sizes` and `dtype` on `device`, for outputs
@@ -277,6 +292,7 @@ class TensorIteratorBase {
   int64_t numel_ = 0;
   bool ran_ = false;
   bool has_temporary_outputs_ = false;
+  unsigned cpu_scalar_mask_ = 0;  // bit k: operand k is a CPU scalar
   c10::Device device_{c10::DeviceType::CPU};
   // The operands' keys below autograd: where temporaries are allocated and
   // copied (a redispatch straight to the backend's kernels).

@@ -425,4 +425,108 @@ TEST(TensorIteratorBase, CastScalarConvertsAsCopyDoes) {
   EXPECT_EQ(f, 1.5f);
 }
 
+// ---- CPU scalars on another device ------------------------------------------------------
+
+// A PrivateUse1 tensor whose memory is host memory, so that a loop driver
+// on the host can read it: a stand-in for a device tensor.
+at::Tensor device_tensor(const std::vector<float>& v) {
+  c10::Storage storage(c10::make_intrusive<c10::StorageImpl>(
+      c10::StorageImpl::use_byte_size_t(), v.size() * sizeof(float), c10::GetCPUAllocator(),
+      true));
+  storage.unsafeGetStorageImpl()->mutable_data_ptr().unsafe_set_device(
+      c10::Device(c10::kPrivateUse1));
+  at::Tensor t(c10::make_intrusive<c10::TensorImpl>(
+      std::move(storage), c10::DispatchKeySet(c10::DispatchKey::PrivateUse1), at::kFloat));
+  t.unsafeGetTensorImpl()->set_sizes_contiguous({static_cast<int64_t>(v.size())});
+  std::copy(v.begin(), v.end(), static_cast<float*>(t.data_ptr()));
+  return t;
+}
+
+std::vector<float> device_values(const at::Tensor& t) {
+  const float* p = static_cast<const float*>(t.data_ptr());
+  return std::vector<float>(p, p + t.numel());
+}
+
+// The loop driver of a device whose kernels take CPU scalars by value.
+class DeviceIterator : public at::TensorIteratorBase {
+ public:
+  explicit DeviceIterator(const at::TensorIteratorConfig& config)
+      : at::TensorIteratorBase(config, c10::DeviceType::PrivateUse1) {}
+  // out = a + b for float operands, reading a CPU scalar's value once.
+  void add_floats() {
+    begin_run();
+    float scalar[kMaxOperands] = {};
+    for (size_t k = 1; k < num_operands(); ++k) {
+      if (is_cpu_scalar(k)) scalar[k] = *reinterpret_cast<const float*>(data(k));
+    }
+    auto read = [&](size_t k, int64_t i) {
+      return is_cpu_scalar(k) ? scalar[k]
+                              : *reinterpret_cast<const float*>(data(k) + i * strides(k)[0]);
+    };
+    for (int64_t i = 0; i < numel(); ++i) {
+      *reinterpret_cast<float*>(data(0) + i * strides(0)[0]) = read(1, i) + read(2, i);
+    }
+    finish_run();
+  }
+};
+
+TEST(TensorIteratorBase, TakesCPUScalarsIntoAnotherDevicesIteration) {
+  const at::Tensor a = device_tensor({1, 2, 3});
+  const at::Tensor out = device_tensor({0, 0, 0});
+  // A wrapped number (a Scalar overload's operand) promotes as a Python number.
+  const at::Tensor two = wrapped(int64_t{2});
+  DeviceIterator iter(at::TensorIteratorConfig("add").add_output(out).add_input(a)
+                          .add_input(two).allow_cpu_scalars(true));
+  EXPECT_FALSE(iter.is_cpu_scalar(1));
+  EXPECT_TRUE(iter.is_cpu_scalar(2));
+  EXPECT_EQ(iter.dtype(2), at::kFloat);  // converted into the iterator
+  EXPECT_EQ(iter.device(), c10::Device(c10::kPrivateUse1));
+  iter.add_floats();
+  EXPECT_EQ(device_values(out), (std::vector<float>{3, 4, 5}));
+
+  // A 0-dim CPU tensor first, of a higher category: it decides the dtype.
+  const at::Tensor half = at::full({}, 0.5, at::TensorOptions().dtype(at::kDouble));
+  DeviceIterator first(at::TensorIteratorConfig("add").add_output(out).add_input(half)
+                           .add_input(a).allow_cpu_scalars(true));
+  EXPECT_TRUE(first.is_cpu_scalar(1));
+  EXPECT_EQ(first.common_dtype(), at::kFloat);  // 0-dim Double does not widen Float
+  first.add_floats();
+  EXPECT_EQ(device_values(out), (std::vector<float>{1.5f, 2.5f, 3.5f}));
+}
+
+TEST(TensorIteratorBase, RefusesCPUTensorsOnAnotherDeviceUnlessScalarsAreAllowed) {
+  const at::Tensor a = device_tensor({1, 2, 3});
+  const at::Tensor out = device_tensor({0, 0, 0});
+  const at::Tensor scalar = at::full({}, 2.0);
+  // Without the option a CPU scalar is refused like any CPU tensor.
+  EXPECT_THAT(errorOf([&] {
+                DeviceIterator iter(
+                    at::TensorIteratorConfig("mul").add_output(out).add_input(a).add_input(scalar));
+              }),
+              HasSubstr("mul: expected all tensors on a privateuseone device, but input 1 is "
+                        "on cpu"));
+  // With it, only 0-dim CPU inputs are taken.
+  const at::Tensor one_dim = at::full({1}, 2.0);
+  EXPECT_THAT(errorOf([&] {
+                DeviceIterator iter(at::TensorIteratorConfig("mul").add_output(out).add_input(a)
+                                        .add_input(one_dim).allow_cpu_scalars(true));
+              }),
+              HasSubstr("but input 1 is on cpu"));
+  at::Tensor cpu_out = at::full({}, 0.0);
+  EXPECT_THAT(errorOf([&] {
+                DeviceIterator iter(at::TensorIteratorConfig("mul").add_output(cpu_out)
+                                        .add_input(a).add_input(scalar).allow_cpu_scalars(true));
+              }),
+              HasSubstr("but output 0 is on cpu"));
+  // Some operand must be on the device.
+  at::Tensor none;
+  EXPECT_EQ(errorOf([&] {
+              DeviceIterator iter(at::TensorIteratorConfig("mul").add_output(none)
+                                      .add_input(scalar).add_input(scalar)
+                                      .allow_cpu_scalars(true));
+            }),
+            "mul: expected a tensor on a privateuseone device among the operands, but all "
+            "are 0-dim CPU tensors. Move one of them to that device first (tensor.to()).");
+}
+
 }  // namespace

@@ -8,6 +8,7 @@
 #include <string>
 #include <type_traits>
 
+#include "aten/PointwiseChecks.h"
 #include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/eltwise_onednn.h"
@@ -61,12 +62,6 @@ at::Tensor backward_op(const char* op, const at::Tensor& grad, const at::Tensor&
   return iter.output();
 }
 
-bool gelu_is_tanh(c10::string_view approximate, const char* op) {
-  if (approximate == "none") return false;
-  if (approximate == "tanh") return true;
-  C10_THROW_ERROR(Error, op, ": approximate argument must be either none or tanh, "
-                  "but got '", std::string(approximate), "'.");
-}
 
 // ---- forward --------------------------------------------------------------------------
 
@@ -83,7 +78,7 @@ at::Tensor run_leaky_relu(const char* op, const at::Tensor& out, const at::Tenso
 // element function would keep GCC from vectorizing.
 at::Tensor run_gelu(const char* op, const at::Tensor& out, const at::Tensor& self,
                     c10::string_view approximate) {
-  const bool tanh_form = gelu_is_tanh(approximate, op);
+  const bool tanh_form = at::native::gelu_is_tanh(approximate, op);
   // See Note [oneDNN eltwise].
   at::Tensor r = onednn_unary(tanh_form ? dnnl::algorithm::eltwise_gelu_tanh
                                         : dnnl::algorithm::eltwise_gelu_erf,
@@ -278,7 +273,7 @@ at::Tensor tanh_backward(const at::Tensor& grad_output, const at::Tensor& output
 
 at::Tensor gelu_backward(const at::Tensor& grad_output, const at::Tensor& self,
                          c10::string_view approximate) {
-  if (gelu_is_tanh(approximate, "gelu_backward")) {
+  if (at::native::gelu_is_tanh(approximate, "gelu_backward")) {
     return backward_op("gelu_backward", grad_output, self, [](auto tag) {
       using T = typename decltype(tag)::type;
       return [](T g, T x) {
@@ -315,10 +310,7 @@ at::Tensor silu_backward(const at::Tensor& grad_output, const at::Tensor& self) 
 at::Tensor elu_backward(const at::Tensor& grad_output, const c10::Scalar& alpha,
                         const c10::Scalar& scale, const c10::Scalar& input_scale,
                         bool is_result, const at::Tensor& self_or_result) {
-  TORCH_CHECK(!is_result || alpha.toDouble() >= 0, "elu_backward: In-place elu "
-              "backward calculation is triggered with a negative slope which is "
-              "not supported. This is caused by calling in-place forward function "
-              "with a negative slope, please call out-of-place version instead.");
+  at::native::check_elu_backward(is_result, alpha);
   const double pos = scale.toDouble();
   const double neg = alpha.toDouble() * scale.toDouble();
   const double in = input_scale.toDouble();
@@ -347,13 +339,7 @@ at::Tensor softplus_backward(const at::Tensor& grad_output, const at::Tensor& se
 at::Tensor leaky_relu_backward(const at::Tensor& grad_output, const at::Tensor& self,
                                const c10::Scalar& negative_slope, bool self_is_result) {
   const double slope = negative_slope.toDouble();
-  TORCH_CHECK(!self_is_result || slope >= 0, "leaky_relu_backward: In-place "
-              "leakyReLu backward calculation is triggered with a negative slope "
-              "which is not supported. This is caused by calling in-place forward "
-              "function with a negative slope, please call out-of-place version "
-              "instead. File an issue at https://github.com/pytorch/pytorch if you "
-              "do require supporting in-place leakRelu backward calculation with "
-              "negative slope");
+  at::native::check_leaky_relu_backward(self_is_result, slope);
   return backward_op("leaky_relu_backward", grad_output, self, [slope](auto tag) {
     using T = typename decltype(tag)::type;
     return [s = T(slope)](T g, T x) { return x > T(0) ? g : g * s; };

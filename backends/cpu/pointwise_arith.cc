@@ -8,6 +8,7 @@
 #include <string>
 #include <type_traits>
 
+#include "aten/PointwiseChecks.h"
 #include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/kernels.h"
@@ -51,28 +52,7 @@ inline T mul_values(T a, T b) {
 
 // ---- argument checks ----------------------------------------------------------------
 
-void alpha_check(c10::ScalarType dtype, const c10::Scalar& alpha, const char* op) {
-  TORCH_CHECK(!alpha.isBoolean() || dtype == c10::kBool, op,
-              ": Boolean alpha only supported for Boolean results, but the "
-              "result is ", dtype, ". Pass a number as alpha.");
-  TORCH_CHECK(c10::isFloatingType(dtype) || alpha.isIntegral(/*includeBool=*/true),
-              op, ": For integral input tensors, argument alpha must not be a "
-              "floating point number, but got the floating-point alpha ", alpha,
-              " for ", dtype, " tensors. Pass an integer alpha, or convert the tensors to a "
-              "floating dtype.");
-}
 
-void sub_check(const at::Tensor& self, const at::Tensor& other, const char* op) {
-  if (!self.defined() || !other.defined()) return;  // the iterator reports it
-  const bool a = self.scalar_type() == c10::kBool;
-  const bool b = other.scalar_type() == c10::kBool;
-  TORCH_CHECK(!(a && b), op, ": Subtraction, the `-` operator, with two bool "
-              "tensors is not supported. Use the `^` or `logical_xor()` "
-              "operator instead.");
-  TORCH_CHECK(!(a || b), op, ": Subtraction, the `-` operator, with a bool "
-              "tensor is not supported. If you are trying to invert a mask, "
-              "use the `~` or `logical_not()` operator instead.");
-}
 
 // ---- shared bodies ----------------------------------------------------------------------
 
@@ -84,7 +64,7 @@ TensorIteratorConfig binary_config(const char* op, const at::Tensor& out,
 }
 
 void run_add(TensorIterator& iter, const c10::Scalar& alpha, const char* op) {
-  alpha_check(iter.common_dtype(), alpha, op);
+  at::native::check_alpha(iter.common_dtype(), alpha, op);
   EMBER_DISPATCH_ALL_TYPES(iter.common_dtype(), op, [&] {
     const auto a = alpha.to<opmath_t<scalar_t>>();
     binary_loop<scalar_t, scalar_t>(
@@ -95,7 +75,7 @@ void run_add(TensorIterator& iter, const c10::Scalar& alpha, const char* op) {
 // sub is add with -alpha (for unsigned types -1 wraps to the maximum, see
 // Note [Scalar conversion rules]).
 void run_sub(TensorIterator& iter, const c10::Scalar& alpha, const char* op) {
-  alpha_check(iter.common_dtype(), alpha, op);
+  at::native::check_alpha(iter.common_dtype(), alpha, op);
   run_add(iter, -alpha, op);
 }
 
@@ -362,7 +342,7 @@ at::Tensor& add_(at::Tensor& self, const at::Tensor& other, const c10::Scalar& a
 }
 
 at::Tensor sub(const at::Tensor& self, const at::Tensor& other, const c10::Scalar& alpha) {
-  sub_check(self, other, "sub");
+  at::native::check_sub_operands(self, other, "sub");
   at::Tensor out;
   TensorIterator iter(binary_config("sub", out, self, other));
   run_sub(iter, alpha, "sub");
@@ -372,14 +352,14 @@ at::Tensor sub(const at::Tensor& self, const at::Tensor& other, const c10::Scala
 at::Tensor& sub_out(const at::Tensor& self, const at::Tensor& other,
                     const c10::Scalar& alpha, at::Tensor& out) {
   check_out(out, "sub");
-  sub_check(self, other, "sub");
+  at::native::check_sub_operands(self, other, "sub");
   TensorIterator iter(binary_config("sub", out, self, other));
   run_sub(iter, alpha, "sub");
   return out;
 }
 
 at::Tensor& sub_(at::Tensor& self, const at::Tensor& other, const c10::Scalar& alpha) {
-  sub_check(self, other, "sub_");
+  at::native::check_sub_operands(self, other, "sub_");
   TensorIterator iter(binary_config("sub_", self, self, other));
   run_sub(iter, alpha, "sub_");
   return self;

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "aten/PointwiseChecks.h"
 #include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/kernels.h"
@@ -51,12 +52,6 @@ at::Tensor binary_to_bool(const char* op, const at::Tensor& out, const at::Tenso
   return iter.output();
 }
 
-void refuse_bool_result(const at::Tensor& self, const at::Tensor& other, const char* op) {
-  if (!self.defined() || !other.defined()) return;  // the iterator reports it
-  TORCH_CHECK(self.scalar_type() != c10::kBool || other.scalar_type() != c10::kBool,
-              op, ": bool tensors are not supported. Convert them to an integer "
-              "or floating dtype first.");
-}
 
 // ---- comparisons and logical ops ------------------------------------------------
 
@@ -83,10 +78,7 @@ at::Tensor run_bitwise(const char* op, const at::Tensor& out, const at::Tensor& 
                        const at::Tensor& b, const F& f) {
   TensorIterator iter(binary_config(op, out, a, b));
   const c10::ScalarType dtype = iter.common_dtype();
-  TORCH_CHECK(c10::isIntegralType(dtype, /*includeBool=*/true), op,
-              ": not implemented for '", dtype, "' tensors; bitwise operators (`&`, `|`, `^`) "
-              "take integral or bool tensors. Use logical_and/logical_or/logical_xor, or "
-              "convert with .to(torch::kBool).");
+  at::native::check_bitwise_dtype(dtype, op);
   dispatch_type_set<TypeSet::kAll>(dtype, op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_integral_v<T>) {
@@ -145,7 +137,7 @@ at::Tensor run_minimum(const char* op, const at::Tensor& out, const at::Tensor& 
 template <bool kFloored>
 at::Tensor run_modulo(const char* op, const at::Tensor& out, const at::Tensor& a,
                       const at::Tensor& b) {
-  refuse_bool_result(a, b, op);
+  at::native::refuse_bool_pair(a, b, op);
   ZeroDivisionFlag zero;
   at::Tensor result = binary_same<TypeSet::kAllButBool>(op, out, a, b, [&zero](auto x, auto y) {
     using T = decltype(x);
@@ -211,7 +203,7 @@ inline T integer_pow(T base, T exponent) {
 
 at::Tensor run_pow(const char* op, const at::Tensor& out, const at::Tensor& a,
                    const at::Tensor& b) {
-  refuse_bool_result(a, b, op);
+  at::native::refuse_bool_pair(a, b, op);
   return binary_same<TypeSet::kAllButBool>(op, out, a, b, [](auto x, auto y) {
     using T = decltype(x);
     if constexpr (std::is_integral_v<T>) {
@@ -230,13 +222,8 @@ at::Tensor run_pow_scalar_exponent(const char* op, const at::Tensor& out,
   const at::Tensor e = wrap_scalar(exponent, op);
   TensorIterator iter(binary_config(op, out, self, e));
   const c10::ScalarType dtype = iter.common_dtype();
-  TORCH_CHECK(dtype != c10::kBool, op, ": bool tensors are not supported. Convert "
-              "the tensor to an integer or floating dtype first.");
+  at::native::check_pow_scalar_exponent(dtype, exponent, op);
   if (c10::isIntegralType(dtype, /*includeBool=*/false)) {
-    TORCH_CHECK(!exponent.isIntegral(false) || exponent.toLong() >= 0, op,
-                ": Integers to negative integer powers are not allowed (got "
-                "exponent ", exponent, " for a ", dtype, " tensor). Use a "
-                "floating-point base or a non-negative exponent.");
     EMBER_DISPATCH_ALL_TYPES_BUT_BOOL(dtype, op, [&] {
       if constexpr (std::is_integral_v<scalar_t>) {
         binary_loop<scalar_t, scalar_t>(

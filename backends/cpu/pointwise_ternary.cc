@@ -6,6 +6,7 @@
 #include <optional>
 #include <type_traits>
 
+#include "aten/PointwiseChecks.h"
 #include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/pointwise.h"
@@ -19,10 +20,7 @@ namespace {
 
 at::Tensor run_where(const char* op, const at::Tensor& out, const at::Tensor& condition,
                      const at::Tensor& self, const at::Tensor& other) {
-  TORCH_CHECK(!condition.defined() || condition.scalar_type() == c10::kBool, op,
-              ": expected condition to be a boolean tensor, but got a tensor with "
-              "dtype ", condition.scalar_type(), ". Compare it first (e.g. "
-              "condition != 0).");
+  at::native::check_where_condition(condition, op);
   TensorIterator iter(TensorIteratorConfig(op).add_output(out).add_input(condition)
                           .add_input(self).add_input(other).keep_input_dtype(0));
   EMBER_DISPATCH_ALL_TYPES(iter.common_dtype(), op, [&] {
@@ -58,12 +56,7 @@ inline T clamp_above(T x, T hi) {  // min(x, hi)
 
 at::Tensor run_clamp(const char* op, const at::Tensor& out, const at::Tensor& self,
                      const at::Tensor* min, const at::Tensor* max) {
-  TORCH_CHECK(min != nullptr || max != nullptr, op,
-              ": At least one of 'min' or 'max' must not be None. Pass a lower "
-              "bound, an upper bound or both.");
-  TORCH_CHECK(!self.defined() || self.scalar_type() != c10::kBool, op,
-              ": bool tensors are not supported. Convert the tensor to an "
-              "integer or floating dtype first.");
+  at::native::check_clamp_args(min != nullptr, max != nullptr, self, op);
   TensorIteratorConfig config(op);
   config.add_output(out).add_input(self);
   if (min != nullptr) config.add_input(*min);
@@ -108,20 +101,13 @@ const at::Tensor* defined_or_null(const std::optional<at::Tensor>& t) {
 
 // ---- addcmul / addcdiv -------------------------------------------------------------
 
-void value_check(c10::ScalarType dtype, const c10::Scalar& value, const char* op) {
-  TORCH_CHECK(c10::isFloatingType(dtype) || value.isIntegral(/*includeBool=*/true), op,
-              ": For integral input tensors, argument value must not be a "
-              "floating point number, but got ", value, " for ", dtype,
-              " tensors. Pass an integer value, or convert the tensors to a "
-              "floating dtype.");
-}
 
 at::Tensor run_addcmul(const char* op, const at::Tensor& out, const at::Tensor& self,
                        const at::Tensor& t1, const at::Tensor& t2,
                        const c10::Scalar& value) {
   TensorIterator iter(TensorIteratorConfig(op).add_output(out).add_input(self)
                           .add_input(t1).add_input(t2));
-  value_check(iter.common_dtype(), value, op);
+  at::native::check_addc_value(iter.common_dtype(), value, op);
   EMBER_DISPATCH_ALL_TYPES_BUT_BOOL(iter.common_dtype(), op, [&] {
     if constexpr (std::is_integral_v<scalar_t>) {
       using U = wrap_t<scalar_t>;
@@ -147,18 +133,10 @@ at::Tensor run_addcmul(const char* op, const at::Tensor& out, const at::Tensor& 
 at::Tensor run_addcdiv(const char* op, const at::Tensor& out, const at::Tensor& self,
                        const at::Tensor& t1, const at::Tensor& t2,
                        const c10::Scalar& value) {
-  TORCH_CHECK(!t1.defined() || !t2.defined() ||
-                  !c10::isIntegralType(t1.scalar_type(), /*includeBool=*/true) ||
-                  !c10::isIntegralType(t2.scalar_type(), /*includeBool=*/true),
-              op, ": Integer division with addcdiv is no longer supported, and in "
-              "a future release addcdiv will perform a true division of tensor1 "
-              "and tensor2. The historic addcdiv behavior can be implemented as "
-              "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) "
-              "for integer inputs and as (input + value * tensor1 / tensor2) for "
-              "float inputs.");
+  at::native::check_addcdiv_operands(t1, t2, op);
   TensorIterator iter(TensorIteratorConfig(op).add_output(out).add_input(self)
                           .add_input(t1).add_input(t2));
-  value_check(iter.common_dtype(), value, op);
+  at::native::check_addc_value(iter.common_dtype(), value, op);
   EMBER_DISPATCH_FLOATING_TYPES(iter.common_dtype(), op, [&] {
     using acc_t = opmath_t<scalar_t>;
     const auto w = value.to<acc_t>();
@@ -182,17 +160,10 @@ inline T lerp_value(T a, T b, T w) {
   return std::abs(w) < T(0.5) ? a + w * (b - a) : b - (b - a) * (T(1) - w);
 }
 
-void lerp_check(const at::Tensor& self, const at::Tensor& other, const char* what,
-                const char* op) {
-  if (!self.defined() || !other.defined()) return;  // the iterator reports it
-  TORCH_CHECK(self.scalar_type() == other.scalar_type(), op, ": expected dtype ",
-              self.scalar_type(), " for `", what, "` but got dtype ",
-              other.scalar_type(), ". Convert it to the dtype of self.");
-}
 
 at::Tensor run_lerp_scalar(const char* op, const at::Tensor& out, const at::Tensor& self,
                            const at::Tensor& end, const c10::Scalar& weight) {
-  lerp_check(self, end, "end", op);
+  at::native::check_lerp_dtype(self, end, "end", op);
   TensorIterator iter(TensorIteratorConfig(op).add_output(out).add_input(self)
                           .add_input(end));
   EMBER_DISPATCH_FLOATING_TYPES(iter.common_dtype(), op, [&] {
@@ -208,8 +179,8 @@ at::Tensor run_lerp_scalar(const char* op, const at::Tensor& out, const at::Tens
 
 at::Tensor run_lerp_tensor(const char* op, const at::Tensor& out, const at::Tensor& self,
                            const at::Tensor& end, const at::Tensor& weight) {
-  lerp_check(self, end, "end", op);
-  lerp_check(self, weight, "weight", op);
+  at::native::check_lerp_dtype(self, end, "end", op);
+  at::native::check_lerp_dtype(self, weight, "weight", op);
   TensorIterator iter(TensorIteratorConfig(op).add_output(out).add_input(self)
                           .add_input(end).add_input(weight));
   EMBER_DISPATCH_FLOATING_TYPES(iter.common_dtype(), op, [&] {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "aten/PointwiseChecks.h"
 #include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/eltwise_onednn.h"
@@ -66,9 +67,8 @@ at::Tensor unary_to_bool(const char* op, const at::Tensor& out, const at::Tensor
   return iter.output();
 }
 
-void refuse_bool(const at::Tensor& self, const char* op, const char* why) {
-  TORCH_CHECK(!self.defined() || self.scalar_type() != c10::kBool, op, ": ", why);
-}
+
+using at::native::refuse_bool;
 
 // ---- the ops ---------------------------------------------------------------------
 
@@ -165,10 +165,7 @@ at::Tensor run_trunc(const char* op, const at::Tensor& out, const at::Tensor& se
 // Floating dtypes only, as in PyTorch.
 at::Tensor run_round_decimals(const char* op, const at::Tensor& out,
                               const at::Tensor& self, int64_t decimals) {
-  TORCH_CHECK(!self.defined() || c10::isFloatingType(self.scalar_type()), op,
-              ": round with decimals is only supported for floating dtypes, but "
-              "the tensor is ", self.scalar_type(), ". Call round without "
-              "decimals, or convert the tensor to a floating dtype first.");
+  at::native::check_round_decimals(self, op);
   const bool negative = decimals < 0;
   const double scale = std::pow(10.0, static_cast<double>(negative ? -decimals : decimals));
   TensorIterator iter(TensorIteratorConfig(op).add_output(out).add_input(self));
@@ -236,10 +233,7 @@ at::Tensor run_logical_not(const char* op, const at::Tensor& out, const at::Tens
 }
 
 at::Tensor run_bitwise_not(const char* op, const at::Tensor& out, const at::Tensor& self) {
-  TORCH_CHECK(!self.defined() || c10::isIntegralType(self.scalar_type(), /*includeBool=*/true),
-              op, ": not implemented for '", self.scalar_type(), "' tensors; `~` and "
-              "bitwise_not take integral or bool tensors. Use logical_not, or convert with "
-              ".to(torch::kBool).");
+  at::native::check_bitwise_not(self, op);
   return unary_same<TypeSet::kAll>(op, out, self, [](auto x) {
     using T = decltype(x);
     if constexpr (std::is_same_v<T, bool>) {

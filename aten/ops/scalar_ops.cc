@@ -11,8 +11,12 @@ namespace at {
 namespace native {
 namespace {
 
+// On the CPU and on CUDA the wrapped number is a CPU tensor: CUDA kernels
+// take 0-dim CPU operands by value (Note [CPU scalars on a device]), which
+// saves an allocation and a fill kernel per call. Other devices get it on
+// their own device, as their iterators expect.
 Tensor wrap(const Scalar& s, const Tensor& like) {
-  return wrapped_scalar_tensor(s, like.device());
+  return wrapped_scalar_tensor(s, like.is_cuda() ? Device(kCPU) : like.device());
 }
 
 Tensor add_scalar(const Tensor& self, const Scalar& other, const Scalar& alpha) {

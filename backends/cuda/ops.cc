@@ -1,10 +1,11 @@
-// backends/cuda/ops.cc — the CUDA kernels registered so far: empty,
-// empty_strided, copy_ (CPU<->CUDA and on the device, any pair of the
-// supported dtypes), fill_, _local_scalar_dense (item()), add/sub/mul/div
-// (Tensor forms, functional, in-place, out=), relu/neg/abs/exp/log/sqrt/
-// tanh/sigmoid, sum (all elements and over dimensions). mm/addmm are in blas.cc,
-// softmax, nll_loss, threshold_backward and mean in nn_ops.cc. Every other op
-// on a CUDA tensor fails with the dispatcher's "no kernel" error.
+// backends/cuda/ops.cc — the CUDA plugin's support code (empty_cuda, the GPU
+// TensorIterator's layout) and its basic kernels: empty, empty_strided,
+// copy_ (CPU<->CUDA and on the device, any pair of the supported dtypes),
+// fill_, _local_scalar_dense (item()), sum (all elements and over
+// dimensions). The pointwise ops are in pointwise_ops.cc, mm/addmm in
+// blas.cc, softmax, nll_loss, threshold_backward and mean in nn_ops.cc.
+// Every other op on a CUDA tensor fails with the dispatcher's "no kernel"
+// error.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -79,8 +80,18 @@ at::Tensor allocate_for_iterator(c10::IntArrayRef sizes, c10::ScalarType dtype,
 }
 }  // namespace
 
+namespace {
+// Every CUDA iteration takes 0-dim CPU inputs by value (Note [CPU scalars on
+// a device]).
+at::TensorIteratorConfig with_cpu_scalars(const at::TensorIteratorConfig& config) {
+  at::TensorIteratorConfig copy = config;
+  copy.allow_cpu_scalars(true);
+  return copy;
+}
+}  // namespace
+
 CUDAIterator::CUDAIterator(const at::TensorIteratorConfig& config)
-    : at::TensorIteratorBase(config, c10::kCUDA, &allocate_for_iterator) {}
+    : at::TensorIteratorBase(with_cpu_scalars(config), c10::kCUDA, &allocate_for_iterator) {}
 
 kernels::Iteration CUDAIterator::layout() const {
   kernels::Iteration it;
@@ -94,6 +105,12 @@ kernels::Iteration CUDAIterator::layout() const {
   bool contiguous = ndim() <= 1;
   for (size_t d = 0; d < ndim(); ++d) it.sizes[d] = sizes()[d];
   for (size_t k = 0; k < num_operands(); ++k) {
+    if (is_cpu_scalar(k)) {  // its value goes with the launch
+      TORCH_INTERNAL_ASSERT(c10::elementSize(dtype(k)) <= sizeof(it.scalars[k]));
+      it.scalar_mask |= 1u << k;
+      std::memcpy(&it.scalars[k], data(k), c10::elementSize(dtype(k)));
+      continue;
+    }
     it.data[k] = data(k);
     for (size_t d = 0; d < ndim(); ++d) it.strides[k][d] = strides(k)[d];
     if (ndim() == 1 &&
@@ -281,103 +298,6 @@ c10::Scalar local_scalar_dense(const at::Tensor& self) {
   return self.to(c10::kCPU).item();
 }
 
-// ---- pointwise -----------------------------------------------------------------
-
-// Returns the result by value: when `out` is undefined the iterator owns the
-// tensor it allocated, and a reference to it would dangle once it is gone.
-at::Tensor binary_out(const char* op, kernels::BinaryOp kind, const at::Tensor& self,
-                      const at::Tensor& other, double alpha, const at::Tensor& out,
-                      bool int_to_float = false) {
-  CUDAIterator iter(at::TensorIteratorConfig(op)
-                        .add_output(out)
-                        .add_input(self)
-                        .add_input(other)
-                        .promote_integer_inputs_to_float(int_to_float));
-  const kernels::Dtype dtype = kernel_dtype(iter.common_dtype(), op);
-  TORCH_CHECK_NOT_IMPLEMENTED(dtype != kernels::Dtype::kBool, op,
-                              ": Bool operands are not supported on CUDA yet.");
-  iter.run(op, [&](const kernels::Iteration& it, void* stream) {
-    return kernels::launch_binary(it, kind, dtype, alpha, stream);
-  });
-  return iter.output();
-}
-
-#define EMBER_CUDA_BINARY_ALPHA(name, kind)                                        \
-  at::Tensor& name##_out(const at::Tensor& self, const at::Tensor& other,          \
-                         const c10::Scalar& alpha, at::Tensor& out) {              \
-    binary_out(#name, kind, self, other, alpha.toDouble(), out);                   \
-    return out;                                                                    \
-  }                                                                                \
-  at::Tensor name(const at::Tensor& self, const at::Tensor& other,                 \
-                  const c10::Scalar& alpha) {                                      \
-    at::Tensor out;                                                                \
-    return binary_out(#name, kind, self, other, alpha.toDouble(), out);            \
-  }                                                                                \
-  at::Tensor& name##_(at::Tensor& self, const at::Tensor& other,                   \
-                      const c10::Scalar& alpha) {                                  \
-    binary_out(#name "_", kind, self, other, alpha.toDouble(), self);              \
-    return self;                                                                   \
-  }
-
-#define EMBER_CUDA_BINARY(name, kind, int_to_float)                                \
-  at::Tensor& name##_out(const at::Tensor& self, const at::Tensor& other,          \
-                         at::Tensor& out) {                                        \
-    binary_out(#name, kind, self, other, 1.0, out, int_to_float);                  \
-    return out;                                                                    \
-  }                                                                                \
-  at::Tensor name(const at::Tensor& self, const at::Tensor& other) {               \
-    at::Tensor out;                                                                \
-    return binary_out(#name, kind, self, other, 1.0, out, int_to_float);           \
-  }                                                                                \
-  at::Tensor& name##_(at::Tensor& self, const at::Tensor& other) {                 \
-    binary_out(#name "_", kind, self, other, 1.0, self, int_to_float);             \
-    return self;                                                                   \
-  }
-
-EMBER_CUDA_BINARY_ALPHA(add, kernels::BinaryOp::kAdd)
-EMBER_CUDA_BINARY_ALPHA(sub, kernels::BinaryOp::kSub)
-EMBER_CUDA_BINARY(mul, kernels::BinaryOp::kMul, false)
-EMBER_CUDA_BINARY(div, kernels::BinaryOp::kDiv, true)
-
-at::Tensor unary_out(const char* op, kernels::UnaryOp kind, const at::Tensor& self,
-                     const at::Tensor& out, bool int_to_float) {
-  CUDAIterator iter(at::TensorIteratorConfig(op)
-                        .add_output(out)
-                        .add_input(self)
-                        .promote_integer_inputs_to_float(int_to_float));
-  const kernels::Dtype dtype = kernel_dtype(iter.common_dtype(), op);
-  TORCH_CHECK_NOT_IMPLEMENTED(dtype != kernels::Dtype::kBool, op,
-                              ": Bool operands are not supported on CUDA yet.");
-  iter.run(op, [&](const kernels::Iteration& it, void* stream) {
-    return kernels::launch_unary(it, kind, dtype, stream);
-  });
-  return iter.output();
-}
-
-#define EMBER_CUDA_UNARY(name, kind, int_to_float)                                 \
-  [[maybe_unused]] at::Tensor& name##_out(const at::Tensor& self,               \
-                                          at::Tensor& out) {                     \
-    unary_out(#name, kind, self, out, int_to_float);                               \
-    return out;                                                                    \
-  }                                                                                \
-  at::Tensor name(const at::Tensor& self) {                                        \
-    at::Tensor out;                                                                \
-    return unary_out(#name, kind, self, out, int_to_float);                        \
-  }                                                                                \
-  at::Tensor& name##_(at::Tensor& self) {                                          \
-    unary_out(#name "_", kind, self, self, int_to_float);                          \
-    return self;                                                                   \
-  }
-
-EMBER_CUDA_UNARY(relu, kernels::UnaryOp::kRelu, false)
-EMBER_CUDA_UNARY(neg, kernels::UnaryOp::kNeg, false)
-EMBER_CUDA_UNARY(abs, kernels::UnaryOp::kAbs, false)
-EMBER_CUDA_UNARY(exp, kernels::UnaryOp::kExp, true)
-EMBER_CUDA_UNARY(log, kernels::UnaryOp::kLog, true)
-EMBER_CUDA_UNARY(sqrt, kernels::UnaryOp::kSqrt, true)
-EMBER_CUDA_UNARY(tanh, kernels::UnaryOp::kTanh, true)
-EMBER_CUDA_UNARY(sigmoid, kernels::UnaryOp::kSigmoid, true)
-
 // ---- sum -------------------------------------------------------------------------
 
 at::Tensor sum(const at::Tensor& self, std::optional<c10::ScalarType> dtype) {
@@ -466,41 +386,6 @@ TORCH_LIBRARY_IMPL(aten, CUDA, m) {
   m.impl("copy_", TORCH_FN(copy_));
   m.impl("fill_.Scalar", TORCH_FN(fill_));
   m.impl("_local_scalar_dense", TORCH_FN(local_scalar_dense));
-  m.impl("add.Tensor", TORCH_FN(add));
-  m.impl("add_.Tensor", TORCH_FN(add_));
-  m.impl("add.out", TORCH_FN(add_out));
-  m.impl("sub.Tensor", TORCH_FN(sub));
-  m.impl("sub_.Tensor", TORCH_FN(sub_));
-  m.impl("sub.out", TORCH_FN(sub_out));
-  m.impl("mul.Tensor", TORCH_FN(mul));
-  m.impl("mul_.Tensor", TORCH_FN(mul_));
-  m.impl("mul.out", TORCH_FN(mul_out));
-  m.impl("div.Tensor", TORCH_FN(div));
-  m.impl("div_.Tensor", TORCH_FN(div_));
-  m.impl("div.out", TORCH_FN(div_out));
-  m.impl("relu", TORCH_FN(relu));
-  m.impl("relu_", TORCH_FN(relu_));
-  m.impl("neg", TORCH_FN(neg));
-  m.impl("neg_", TORCH_FN(neg_));
-  m.impl("neg.out", TORCH_FN(neg_out));
-  m.impl("abs", TORCH_FN(abs));
-  m.impl("abs_", TORCH_FN(abs_));
-  m.impl("abs.out", TORCH_FN(abs_out));
-  m.impl("exp", TORCH_FN(exp));
-  m.impl("exp_", TORCH_FN(exp_));
-  m.impl("exp.out", TORCH_FN(exp_out));
-  m.impl("log", TORCH_FN(log));
-  m.impl("log_", TORCH_FN(log_));
-  m.impl("log.out", TORCH_FN(log_out));
-  m.impl("sqrt", TORCH_FN(sqrt));
-  m.impl("sqrt_", TORCH_FN(sqrt_));
-  m.impl("sqrt.out", TORCH_FN(sqrt_out));
-  m.impl("tanh", TORCH_FN(tanh));
-  m.impl("tanh_", TORCH_FN(tanh_));
-  m.impl("tanh.out", TORCH_FN(tanh_out));
-  m.impl("sigmoid", TORCH_FN(sigmoid));
-  m.impl("sigmoid_", TORCH_FN(sigmoid_));
-  m.impl("sigmoid.out", TORCH_FN(sigmoid_out));
   m.impl("sum", TORCH_FN(sum));
   m.impl("sum.dim_IntList", TORCH_FN(sum_dim));
 }

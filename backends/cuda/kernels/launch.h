@@ -26,8 +26,12 @@ enum class Dtype : int { kFloat, kDouble, kLong, kInt, kBool };
 // stride per dimension. A linear index is split into coordinates dimension
 // by dimension; each operand's address is its base plus the dot product of
 // coordinates and strides. Indices are 64-bit (no 32-bit fast path yet).
+// An operand whose bit is set in scalar_mask is a CPU scalar (Note [CPU
+// scalars on a device] in aten/TensorIterator.cc): its value, converted to
+// the operand's dtype, is in scalars[k] and the kernel reads it from there;
+// data[k] and its strides are not used.
 constexpr int kMaxDims = 12;
-constexpr int kMaxOperands = 3;
+constexpr int kMaxOperands = 4;
 
 struct Iteration {
   int ndim = 0;
@@ -35,7 +39,18 @@ struct Iteration {
   int64_t strides[kMaxOperands][kMaxDims] = {};
   char* data[kMaxOperands] = {};
   int64_t numel = 0;
-  bool contiguous = false;  // every operand dense in dimension order
+  bool contiguous = false;  // one dimension; every operand but the scalars dense
+  unsigned scalar_mask = 0;
+  uint64_t scalars[kMaxOperands] = {};
+};
+
+// The arguments of the ops that take numbers besides their tensors (alpha,
+// bounds, slopes, ...): their meaning is given with each op below. Floating
+// kernels read d[], integral ones i[].
+struct OpParams {
+  double d[3] = {0, 0, 0};
+  int64_t i[2] = {0, 0};
+  int flag = 0;
 };
 
 // Out-of-line launches; `stream` is a cudaStream_t. Each returns "" or the
@@ -44,14 +59,65 @@ std::string launch_copy(const Iteration& it, Dtype dst, Dtype src, void* stream)
 // Writes the `size`-byte pattern `bits` to every element of operand 0.
 std::string launch_fill(const Iteration& it, int size, uint64_t bits, void* stream);
 
-enum class BinaryOp : int { kAdd, kSub, kMul, kDiv };
-// out = a op (alpha * b) for kAdd/kSub (alpha ignored otherwise); operands
-// 0 (out), 1 (a), 2 (b), all of dtype `dtype`.
+// Binary ops: out (operand 0) = f(a (1), b (2)), all of dtype `dtype`.
+//   kAdd, kSub           a +- alpha * b; alpha is d[0] (i[0] for integers)
+//   kMul, kDiv           (kDiv: floating only; the host promotes)
+//   kMaximum, kMinimum   NaN propagates; Bool: or / and
+//   kPow                 integers by repeated squaring (negative exponents
+//                        give 0 unless the base is 1 or -1), else pow
+//   kBitAnd/Or/Xor       integral and Bool
+//   kClampMin, kClampMax max(a, b) / min(a, b), NaN in either gives NaN
+// The backward ops (floating): a is the gradient, b the saved tensor.
+//   kSigmoidBackward     b is the result: a * (1 - b) * b
+//   kTanhBackward        b is the result: a * (1 - b^2)
+//   kSiluBackward, kGeluBackward (flag 1: tanh approximation) b is the input
+//   kEluBackward         d = {alpha, scale, input_scale}, flag 1: b is the result
+//   kSoftplusBackward    d = {beta, threshold}
+//   kLeakyReluBackward   d[0] = negative slope
+//   kHardtanhBackward    d = {min_val, max_val}
+enum class BinaryOp : int {
+  kAdd, kSub, kMul, kDiv, kMaximum, kMinimum, kPow, kBitAnd, kBitOr, kBitXor,
+  kClampMin, kClampMax, kSigmoidBackward, kTanhBackward, kSiluBackward,
+  kGeluBackward, kEluBackward, kSoftplusBackward, kLeakyReluBackward,
+  kHardtanhBackward
+};
 std::string launch_binary(const Iteration& it, BinaryOp op, Dtype dtype,
-                          double alpha, void* stream);
+                          const OpParams& params, void* stream);
 
-enum class UnaryOp : int { kRelu, kNeg, kAbs, kExp, kLog, kSqrt, kTanh, kSigmoid };
-std::string launch_unary(const Iteration& it, UnaryOp op, Dtype dtype, void* stream);
+// Unary ops: out (0) = f(x (1)), both of dtype `dtype`. The transcendental
+// ones are floating only (the host promotes integers to Float); on integers
+// the rounding ones copy. kRoundDecimals: d[0] = 10^|decimals|, flag 1 when
+// decimals < 0. kLeakyRelu: d[0] slope. kGelu: flag 1 for the tanh
+// approximation. kElu: d = {alpha, scale, input_scale}. kSoftplus: d = {beta,
+// threshold}. kHardtanh: d = {min_val, max_val}.
+enum class UnaryOp : int {
+  kRelu, kNeg, kAbs, kExp, kLog, kSqrt, kTanh, kSigmoid, kSign, kFloor, kCeil,
+  kRound, kRoundDecimals, kTrunc, kLog1p, kExpm1, kRsqrt, kReciprocal, kSin, kCos,
+  kBitwiseNot, kLeakyRelu, kGelu, kSilu, kElu, kSoftplus, kHardtanh
+};
+std::string launch_unary(const Iteration& it, UnaryOp op, Dtype dtype,
+                         const OpParams& params, void* stream);
+
+// Bool results: out (0, Bool) = f(x (1) of dtype `dtype`) for kIsnan, kIsinf,
+// kLogicalNot; out = f(a (1), b (2)), both of `dtype`, for the comparisons and
+// the logical binary ops.
+enum class PredicateOp : int { kIsnan, kIsinf, kLogicalNot };
+std::string launch_predicate(const Iteration& it, PredicateOp op, Dtype dtype, void* stream);
+enum class CompareOp : int {
+  kEq, kNe, kLt, kLe, kGt, kGe, kLogicalAnd, kLogicalOr, kLogicalXor
+};
+std::string launch_compare(const Iteration& it, CompareOp op, Dtype dtype, void* stream);
+
+// Three inputs: out (0) = f(x (1), y (2), z (3)), all of `dtype` except
+// where's condition (operand 1, Bool).
+//   kWhere     x ? y : z
+//   kClamp     min(max(x, y), z), NaN in any gives NaN
+//   kAddcmul   x + value * y * z; value d[0] (i[0] for integers)
+//   kAddcdiv   x + value * y / z (floating)
+//   kLerp      x + z * (y - x), as PyTorch: from the end y when |z| >= 0.5
+enum class TernaryOp : int { kWhere, kClamp, kAddcmul, kAddcdiv, kLerp };
+std::string launch_ternary(const Iteration& it, TernaryOp op, Dtype dtype,
+                           const OpParams& params, void* stream);
 
 // out[0] = sum of `n` contiguous elements at `in` (float accumulates in
 // float, double in double, integers in int64); `workspace` holds

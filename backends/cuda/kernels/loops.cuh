@@ -32,20 +32,37 @@ __device__ __forceinline__ Offsets offsets_of(const Iteration& it, int64_t index
   return o;
 }
 
+// The operands' element addresses for linear index i: a CPU scalar's is
+// the copy of its value in `scalars` (Note [CUDA offset calculator]).
+template <int NOps>
+__device__ __forceinline__ void element_ptrs(const Iteration& it, int64_t i,
+                                             uint64_t* scalars, char** ptrs) {
+  if (it.contiguous) {
+#pragma unroll
+    for (int k = 0; k < NOps; ++k) ptrs[k] = it.data[k] + i * it.strides[k][0];
+  } else {
+    const Offsets o = offsets_of(it, i, NOps);
+#pragma unroll
+    for (int k = 0; k < NOps; ++k) ptrs[k] = it.data[k] + o.off[k];
+  }
+#pragma unroll
+  for (int k = 1; k < NOps; ++k) {
+    if ((it.scalar_mask >> k) & 1u) ptrs[k] = reinterpret_cast<char*>(&scalars[k]);
+  }
+}
+
 // f(char* const* ptrs) is called once per element with each operand's
 // element address.
 template <int NOps, typename F>
 __global__ void elementwise_kernel(Iteration it, F f) {
+  uint64_t scalars[NOps];
+#pragma unroll
+  for (int k = 0; k < NOps; ++k) scalars[k] = it.scalars[k];
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
        i < it.numel; i += stride) {
     char* ptrs[NOps];
-    if (it.contiguous) {
-      for (int k = 0; k < NOps; ++k) ptrs[k] = it.data[k] + i * it.strides[k][0];
-    } else {
-      const Offsets o = offsets_of(it, i, NOps);
-      for (int k = 0; k < NOps; ++k) ptrs[k] = it.data[k] + o.off[k];
-    }
+    element_ptrs<NOps>(it, i, scalars, ptrs);
     f(ptrs);
   }
 }
@@ -68,26 +85,41 @@ struct alignas(16) Vec16 {
 };
 
 // The operands of a dense launch: NOps base pointers and the element count
-// (a small kernel parameter; the Iteration is about 440 bytes).
+// (a small kernel parameter; the Iteration is about 570 bytes), and the
+// values of CPU scalar operands, which every element reads.
 template <int NOps>
 struct Dense {
   char* data[NOps];
   int64_t numel;
+  unsigned scalar_mask;
+  uint64_t scalars[NOps];
 };
 
 template <int NOps, typename T, bool Vectorize, typename F>
 __global__ void dense_kernel(Dense<NOps> d, F f) {
   using V = Vec16<T>;
   constexpr int kN = Vectorize ? V::kN : 1;
+  uint64_t scalars[NOps];
+#pragma unroll
+  for (int k = 0; k < NOps; ++k) scalars[k] = d.scalars[k];
   const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
   const int64_t first = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
   int64_t done = 0;
   if constexpr (Vectorize) {
+    V splat[NOps];  // the scalars, in every lane
+#pragma unroll
+    for (int k = 1; k < NOps; ++k) {
+#pragma unroll
+      for (int j = 0; j < kN; ++j) splat[k].v[j] = *reinterpret_cast<const T*>(&scalars[k]);
+    }
     const int64_t nvec = d.numel / kN;
     for (int64_t v = first; v < nvec; v += stride) {
       V regs[NOps];
 #pragma unroll
-      for (int k = 1; k < NOps; ++k) regs[k] = reinterpret_cast<const V*>(d.data[k])[v];
+      for (int k = 1; k < NOps; ++k) {
+        regs[k] = ((d.scalar_mask >> k) & 1u) ? splat[k]
+                                               : reinterpret_cast<const V*>(d.data[k])[v];
+      }
 #pragma unroll
       for (int j = 0; j < kN; ++j) {
         char* ptrs[NOps];
@@ -102,7 +134,11 @@ __global__ void dense_kernel(Dense<NOps> d, F f) {
   for (int64_t i = done + first; i < d.numel; i += stride) {
     char* ptrs[NOps];
 #pragma unroll
-    for (int k = 0; k < NOps; ++k) ptrs[k] = d.data[k] + i * static_cast<int64_t>(sizeof(T));
+    for (int k = 0; k < NOps; ++k) {
+      ptrs[k] = ((d.scalar_mask >> k) & 1u)
+                    ? reinterpret_cast<char*>(&scalars[k])
+                    : d.data[k] + i * static_cast<int64_t>(sizeof(T));
+    }
     f(ptrs);
   }
 }
@@ -124,7 +160,8 @@ std::string launch_elementwise(const Iteration& it, F f, void* stream) {
   return launch_status();
 }
 
-// launch_elementwise for operands that are all of type T: the vectorized
+// launch_elementwise for operands that are all of type T (CPU scalars too,
+// converted to T by the iterator): the vectorized
 // loop where it applies (Note [Vectorized elementwise loop]), else the
 // general one.
 template <int NOps, typename T, typename F>
@@ -133,10 +170,13 @@ std::string launch_elementwise_typed(const Iteration& it, F f, void* stream) {
   bool dense = it.contiguous, aligned = true;
   Dense<NOps> d;
   d.numel = it.numel;
+  d.scalar_mask = it.scalar_mask;
   for (int k = 0; k < NOps; ++k) {
+    d.data[k] = it.data[k];
+    d.scalars[k] = it.scalars[k];
+    if ((it.scalar_mask >> k) & 1u) continue;
     dense = dense && it.strides[k][0] == static_cast<int64_t>(sizeof(T));
     aligned = aligned && reinterpret_cast<uintptr_t>(it.data[k]) % 16 == 0;
-    d.data[k] = it.data[k];
   }
   if (!dense) return launch_elementwise<NOps>(it, f, stream);
   constexpr int kThreads = 256;

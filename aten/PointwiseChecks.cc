@@ -19,6 +19,23 @@ void refuse_bool_pair(const Tensor& self, const Tensor& other, const char* op) {
               "or floating dtype first.");
 }
 
+void check_neg(const Tensor& self, const char* op) {
+  refuse_bool(self, op, "Negation, the `-` operator, on a bool tensor is not "
+              "supported. If you are trying to invert a mask, use the `~` or "
+              "`logical_not()` operator instead.");
+}
+
+void check_relu(const Tensor& self, const char* op) {
+  refuse_bool(self, op, "bool tensors are not supported (relu is max(x, 0), which "
+              "is not defined for bool). Convert the tensor to an integer or "
+              "floating dtype first.");
+}
+
+void check_rounding(const Tensor& self, const char* op) {
+  refuse_bool(self, op, "bool tensors are not supported. Convert the tensor to "
+              "an integer or floating dtype first.");
+}
+
 void check_alpha(c10::ScalarType result, const c10::Scalar& alpha, const char* op) {
   TORCH_CHECK(!alpha.isBoolean() || result == c10::kBool, op,
               ": Boolean alpha only supported for Boolean results, but the "

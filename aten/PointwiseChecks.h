@@ -17,6 +17,10 @@ namespace native {
 void refuse_bool(const Tensor& self, const char* op, const char* why);
 // Not both of `self` and `other` Bool (pow, fmod, remainder).
 void refuse_bool_pair(const Tensor& self, const Tensor& other, const char* op);
+// neg, relu and the rounding ops (floor, ceil, round, trunc) refuse Bool.
+void check_neg(const Tensor& self, const char* op);
+void check_relu(const Tensor& self, const char* op);
+void check_rounding(const Tensor& self, const char* op);
 // add/sub's alpha against the result dtype: a bool alpha only for Bool
 // results, an integral one for integral results.
 void check_alpha(c10::ScalarType result, const c10::Scalar& alpha, const char* op);

@@ -68,14 +68,10 @@ at::Tensor unary_to_bool(const char* op, const at::Tensor& out, const at::Tensor
 }
 
 
-using at::native::refuse_bool;
-
 // ---- the ops ---------------------------------------------------------------------
 
 at::Tensor run_neg(const char* op, const at::Tensor& out, const at::Tensor& self) {
-  refuse_bool(self, op, "Negation, the `-` operator, on a bool tensor is not "
-              "supported. If you are trying to invert a mask, use the `~` or "
-              "`logical_not()` operator instead.");
+  at::native::check_neg(self, op);
   return unary_same<TypeSet::kAllButBool>(op, out, self, [](auto x) {
     using T = decltype(x);
     if constexpr (std::is_integral_v<T>) {
@@ -115,9 +111,7 @@ at::Tensor run_sign(const char* op, const at::Tensor& out, const at::Tensor& sel
 }
 
 at::Tensor run_relu(const char* op, const at::Tensor& out, const at::Tensor& self) {
-  refuse_bool(self, op, "bool tensors are not supported (relu is max(x, 0), which "
-              "is not defined for bool). Convert the tensor to an integer or "
-              "floating dtype first.");
+  at::native::check_relu(self, op);
   return unary_same<TypeSet::kAllButBool>(op, out, self, [](auto x) {
     using T = decltype(x);
     if constexpr (std::is_unsigned_v<T>) {
@@ -134,8 +128,7 @@ at::Tensor run_relu(const char* op, const at::Tensor& out, const at::Tensor& sel
 template <typename F>
 at::Tensor rounding(const char* op, const at::Tensor& out, const at::Tensor& self,
                     const F& f) {
-  refuse_bool(self, op, "bool tensors are not supported. Convert the tensor to "
-              "an integer or floating dtype first.");
+  at::native::check_rounding(self, op);
   return unary_same<TypeSet::kAllButBool>(op, out, self, [&f](auto x) {
     using T = decltype(x);
     if constexpr (std::is_integral_v<T>) {

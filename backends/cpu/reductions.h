@@ -20,6 +20,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "aten/ReduceUtils.h"
 #include "aten/Tensor.h"
 #include "backends/cpu/CPUKernels.h"
 #include "backends/cpu/dispatch.h"
@@ -36,29 +37,15 @@ namespace ember::cpu {
 // handles.
 void reduce_check_input(const at::Tensor& self, const char* op);
 
-// Which dimensions `dims` names, wrapped (negative dims count from the end);
-// none or an empty list: all of them. A repeated dim is an error.
-std::vector<bool> reduce_dim_mask(const at::Tensor& self, c10::OptionalIntArrayRef dims,
-                                  const char* op);
-// The mask of one dim (of none for a 0-dim tensor, whose dim may be 0 or -1).
-std::vector<bool> reduce_one_dim_mask(const at::Tensor& self, int64_t dim,
-                                      const char* op);
-
-// The result's shape: kept dims, and reduced ones as 1 when keepdim.
-std::vector<int64_t> reduce_shape(const at::Tensor& self, const std::vector<bool>& mask,
-                                  bool keepdim);
-
-// Refuses an empty reduced dim (ops with no identity: max, min, inf norms).
-void reduce_check_nonempty(const at::Tensor& self, const std::vector<bool>& mask,
-                           const char* op);
+// The argument handling every backend shares (aten/ReduceUtils.h).
+using at::native::reduce_check_nonempty;
+using at::native::reduce_dim_mask;
+using at::native::reduce_one_dim_mask;
+using at::native::reduce_shape;
+using at::native::reduce_write_out;
 
 // The input as `dtype`: itself, or a converted contiguous copy.
 at::Tensor reduce_as_dtype(const at::Tensor& self, c10::ScalarType dtype, const char* op);
-
-// The end of an out= variant: `out` must be defined and of `result`'s dtype
-// (PyTorch's reductions do not cast into out=); it is resized to `result`'s
-// shape and gets its values.
-at::Tensor& reduce_write_out(at::Tensor& out, const at::Tensor& result, const char* op);
 
 // Note [Sum accumulation]
 // ~~~~~~~~~~~~~~~~~~~~~~~

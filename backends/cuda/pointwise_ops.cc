@@ -308,16 +308,6 @@ at::Tensor floating_unary(const char* op, UnaryOp kind, const at::Tensor& out,
   return iter.output();
 }
 
-const char* const kNegBool =
-    "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-    "to invert a mask, use the `~` or `logical_not()` operator instead.";
-const char* const kReluBool =
-    "bool tensors are not supported (relu is max(x, 0), which is not defined for "
-    "bool). Convert the tensor to an integer or floating dtype first.";
-const char* const kRoundingBool =
-    "bool tensors are not supported. Convert the tensor to an integer or floating "
-    "dtype first.";
-
 // name, name_ and name_out; `pre(self, op)` checks the argument first.
 #define EMBER_CUDA_UNARY_OP(name, kind, int_to_float, bool_ok, pre)                    \
   at::Tensor name(const at::Tensor& self) {                                            \
@@ -336,24 +326,14 @@ const char* const kRoundingBool =
   }
 
 void no_check(const at::Tensor&, const char*) {}
-void neg_check(const at::Tensor& self, const char* op) {
-  at::native::refuse_bool(self, op, kNegBool);
-}
-void relu_check(const at::Tensor& self, const char* op) {
-  at::native::refuse_bool(self, op, kReluBool);
-}
-void rounding_check(const at::Tensor& self, const char* op) {
-  at::native::refuse_bool(self, op, kRoundingBool);
-}
-
-EMBER_CUDA_UNARY_OP(relu, UnaryOp::kRelu, false, false, relu_check)
-EMBER_CUDA_UNARY_OP(neg, UnaryOp::kNeg, false, false, neg_check)
+EMBER_CUDA_UNARY_OP(relu, UnaryOp::kRelu, false, false, at::native::check_relu)
+EMBER_CUDA_UNARY_OP(neg, UnaryOp::kNeg, false, false, at::native::check_neg)
 EMBER_CUDA_UNARY_OP(abs, UnaryOp::kAbs, false, true, no_check)
 EMBER_CUDA_UNARY_OP(sign, UnaryOp::kSign, false, true, no_check)
-EMBER_CUDA_UNARY_OP(floor, UnaryOp::kFloor, false, false, rounding_check)
-EMBER_CUDA_UNARY_OP(ceil, UnaryOp::kCeil, false, false, rounding_check)
-EMBER_CUDA_UNARY_OP(round, UnaryOp::kRound, false, false, rounding_check)
-EMBER_CUDA_UNARY_OP(trunc, UnaryOp::kTrunc, false, false, rounding_check)
+EMBER_CUDA_UNARY_OP(floor, UnaryOp::kFloor, false, false, at::native::check_rounding)
+EMBER_CUDA_UNARY_OP(ceil, UnaryOp::kCeil, false, false, at::native::check_rounding)
+EMBER_CUDA_UNARY_OP(round, UnaryOp::kRound, false, false, at::native::check_rounding)
+EMBER_CUDA_UNARY_OP(trunc, UnaryOp::kTrunc, false, false, at::native::check_rounding)
 EMBER_CUDA_UNARY_OP(bitwise_not, UnaryOp::kBitwiseNot, false, true,
                     at::native::check_bitwise_not)
 EMBER_CUDA_UNARY_OP(exp, UnaryOp::kExp, true, false, no_check)

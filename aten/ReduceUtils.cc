@@ -1,0 +1,70 @@
+// aten/ReduceUtils.cc — see ReduceUtils.h.
+#include "aten/ReduceUtils.h"
+
+#include <algorithm>
+
+#include "aten/Resize.h"
+#include "aten/WrapDimUtils.h"
+#include "c10/util/Exception.h"
+
+namespace at {
+namespace native {
+
+std::vector<bool> reduce_dim_mask(const Tensor& self, c10::OptionalIntArrayRef dims,
+                                  const char* op) {
+  const int64_t ndim = self.dim();
+  if (!dims.has_value() || dims->empty()) {
+    return std::vector<bool>(static_cast<size_t>(ndim), true);
+  }
+  std::vector<bool> mask(static_cast<size_t>(std::max<int64_t>(ndim, 1)), false);
+  for (const int64_t d : *dims) {
+    const size_t w = static_cast<size_t>(at::maybe_wrap_dim(d, ndim, op));
+    TORCH_CHECK(!mask[w], op, ": dim ", w, " appears multiple times in the "
+                "list of dims ", *dims, ". List each dimension once.");
+    mask[w] = true;
+  }
+  mask.resize(static_cast<size_t>(ndim));  // a 0-dim tensor has none to keep
+  return mask;
+}
+
+std::vector<bool> reduce_one_dim_mask(const Tensor& self, int64_t dim, const char* op) {
+  const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim(), op);
+  std::vector<bool> mask(static_cast<size_t>(self.dim()), false);
+  if (self.dim() > 0) mask[static_cast<size_t>(wrapped)] = true;
+  return mask;
+}
+
+std::vector<int64_t> reduce_shape(const Tensor& self, const std::vector<bool>& mask,
+                                  bool keepdim) {
+  std::vector<int64_t> shape;
+  for (size_t d = 0; d < mask.size(); ++d) {
+    if (!mask[d]) {
+      shape.push_back(self.sizes()[d]);
+    } else if (keepdim) {
+      shape.push_back(1);
+    }
+  }
+  return shape;
+}
+
+void reduce_check_nonempty(const Tensor& self, const std::vector<bool>& mask, const char* op) {
+  for (size_t d = 0; d < mask.size(); ++d) {
+    TORCH_CHECK(!mask[d] || self.sizes()[d] != 0, op, "(): Expected reduction dim ",
+                d, " to have non-zero size. The input has shape ", self.sizes(),
+                "; reduce over dimensions that have elements.");
+  }
+}
+
+Tensor& reduce_write_out(Tensor& out, const Tensor& result, const char* op) {
+  TORCH_CHECK(out.defined(), op, ": the out tensor is undefined; pass a defined "
+              "tensor (of any shape: it is resized), or call the functional ", op, ".");
+  TORCH_CHECK(out.scalar_type() == result.scalar_type(), op, ": Expected out tensor "
+              "to have dtype ", result.scalar_type(), ", but got ", out.scalar_type(),
+              " instead. Pass an out tensor of dtype ", result.scalar_type(), ".");
+  resize_output(out, result.sizes(), op);
+  out.copy_(result);
+  return out;
+}
+
+}  // namespace native
+}  // namespace at

@@ -1,0 +1,40 @@
+// aten/ReduceUtils.h — the argument handling every backend's reductions
+// share: which dimensions a `dim` argument names, the result's shape, the
+// empty-reduction check of ops without an identity, and the end of an out=
+// variant. Written once so that the CPU and CUDA plugins agree on shapes and
+// errors.
+//
+//   std::vector<bool> mask = at::native::reduce_dim_mask(x, dim, "amax");
+//   at::Tensor r = ...;  // of at::native::reduce_shape(x, mask, keepdim)
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "aten/Tensor.h"
+#include "c10/util/OptionalArrayRef.h"
+
+namespace at {
+namespace native {
+
+// Which dimensions `dims` names, wrapped (negative dims count from the end);
+// none or an empty list: all of them. A repeated dim is an error.
+std::vector<bool> reduce_dim_mask(const Tensor& self, c10::OptionalIntArrayRef dims,
+                                  const char* op);
+// The mask of one dim (of none for a 0-dim tensor, whose dim may be 0 or -1).
+std::vector<bool> reduce_one_dim_mask(const Tensor& self, int64_t dim, const char* op);
+
+// The result's shape: kept dims, and reduced ones as 1 when keepdim.
+std::vector<int64_t> reduce_shape(const Tensor& self, const std::vector<bool>& mask,
+                                  bool keepdim);
+
+// Refuses an empty reduced dim (ops with no identity: max, min, inf norms).
+void reduce_check_nonempty(const Tensor& self, const std::vector<bool>& mask, const char* op);
+
+// The end of an out= variant: `out` must be defined and of `result`'s dtype
+// (PyTorch's reductions do not cast into out=); it is resized to `result`'s
+// shape and gets its values.
+Tensor& reduce_write_out(Tensor& out, const Tensor& result, const char* op);
+
+}  // namespace native
+}  // namespace at

@@ -66,5 +66,30 @@ Tensor& reduce_write_out(Tensor& out, const Tensor& result, const char* op) {
   return out;
 }
 
+void check_var_dtype(const Tensor& self, const char* op) {
+  TORCH_CHECK(c10::isFloatingType(self.scalar_type()), op, ": std and var only "
+              "support floating point and complex dtypes; the input is ",
+              self.scalar_type(), ". Convert it first, e.g. x.to(at::kFloat).");
+}
+
+void warn_var_dof(const char* op, int64_t num_outputs, int64_t num_reduced,
+                  double correction) {
+  if (num_outputs > 0 && num_reduced > 0 && static_cast<double>(num_reduced) - correction <= 0) {
+    TORCH_WARN(op, "(): degrees of freedom is <= 0. Correction should be strictly "
+               "less than the reduction factor (input numel divided by output numel).");
+  }
+}
+
+Tensor& logical_write_out(Tensor& out, const Tensor& result, const char* op) {
+  TORCH_CHECK(out.defined(), op, ": the out tensor is undefined; pass a defined tensor.");
+  TORCH_CHECK(out.scalar_type() == c10::ScalarType::Bool ||
+                  out.scalar_type() == c10::ScalarType::Byte,
+              op, ": the out tensor must be Bool or Byte (uint8), got ",
+              out.scalar_type(), ". Pass a Bool out tensor.");
+  resize_output(out, result.sizes(), op);
+  out.copy_(result);
+  return out;
+}
+
 }  // namespace native
 }  // namespace at

@@ -36,5 +36,13 @@ void reduce_check_nonempty(const Tensor& self, const std::vector<bool>& mask, co
 // shape and gets its values.
 Tensor& reduce_write_out(Tensor& out, const Tensor& result, const char* op);
 
+// var/std take floating tensors.
+void check_var_dtype(const Tensor& self, const char* op);
+// PyTorch's warning when the correction leaves no degrees of freedom.
+void warn_var_dof(const char* op, int64_t num_outputs, int64_t num_reduced, double correction);
+
+// The end of all/any's out= variants: `out` is Bool or Byte (uint8).
+Tensor& logical_write_out(Tensor& out, const Tensor& result, const char* op);
+
 }  // namespace native
 }  // namespace at

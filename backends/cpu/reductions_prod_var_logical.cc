@@ -221,9 +221,7 @@ at::Tensor var_std(const char* op, bool take_sqrt, const at::Tensor& self,
                    c10::OptionalIntArrayRef dims, const std::optional<c10::Scalar>& correction,
                    bool keepdim, at::Tensor* mean_out) {
   reduce_check_input(self, op);
-  TORCH_CHECK(c10::isFloatingType(self.scalar_type()), op, ": std and var only "
-              "support floating point and complex dtypes; the input is ",
-              self.scalar_type(), ". Convert it first, e.g. x.to(at::kFloat).");
+  at::native::check_var_dtype(self, op);
   const std::vector<bool> mask = reduce_dim_mask(self, dims, op);
   const double c = correction.has_value() ? correction->toDouble() : 1.0;
   const std::vector<int64_t> shape = reduce_shape(self, mask, keepdim);
@@ -231,10 +229,7 @@ at::Tensor var_std(const char* op, bool take_sqrt, const at::Tensor& self,
   if (mean_out != nullptr) *mean_out = empty_cpu(shape, self.scalar_type(), op);
   const ReduceGeometry g(self.sizes(), self.strides(), mask, /*coalesce_reduced=*/true);
   const double n = static_cast<double>(g.num_reduced);
-  if (g.num_outputs > 0 && g.num_reduced > 0 && n - c <= 0) {
-    TORCH_WARN(op, "(): degrees of freedom is <= 0. Correction should be strictly "
-               "less than the reduction factor (input numel divided by output numel).");
-  }
+  at::native::warn_var_dof(op, g.num_outputs, g.num_reduced, c);
   EMBER_DISPATCH_FLOATING_TYPES(self.scalar_type(), op, [&] {
     VarOps<scalar_t> ops{static_cast<scalar_t*>(out.data_ptr()),
                          mean_out != nullptr ? static_cast<scalar_t*>(mean_out->data_ptr())
@@ -300,16 +295,6 @@ at::Tensor logical_reduce(const char* op, const at::Tensor& self,
   return out;
 }
 
-at::Tensor& logical_out(const char* op, const at::Tensor& result, at::Tensor& out) {
-  TORCH_CHECK(out.defined(), op, ": the out tensor is undefined; pass a defined tensor.");
-  TORCH_CHECK(out.scalar_type() == c10::ScalarType::Bool ||
-                  out.scalar_type() == c10::ScalarType::Byte,
-              op, ": the out tensor must be Bool or Byte (uint8), got ",
-              out.scalar_type(), ". Pass a Bool out tensor.");
-  resize_output(out, result.sizes(), op);
-  copy_into(out, result);
-  return out;
-}
 
 }  // namespace
 
@@ -401,11 +386,11 @@ at::Tensor all_dims(const at::Tensor& self, c10::OptionalIntArrayRef dim, bool k
 }
 
 at::Tensor& all_out(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& out) {
-  return logical_out("all", all_dim(self, dim, keepdim), out);
+  return at::native::logical_write_out(out, all_dim(self, dim, keepdim), "all");
 }
 
 at::Tensor& all_all_out(const at::Tensor& self, at::Tensor& out) {
-  return logical_out("all", all(self), out);
+  return at::native::logical_write_out(out, all(self), "all");
 }
 
 at::Tensor any(const at::Tensor& self) {
@@ -424,11 +409,11 @@ at::Tensor any_dims(const at::Tensor& self, c10::OptionalIntArrayRef dim, bool k
 }
 
 at::Tensor& any_out(const at::Tensor& self, int64_t dim, bool keepdim, at::Tensor& out) {
-  return logical_out("any", any_dim(self, dim, keepdim), out);
+  return at::native::logical_write_out(out, any_dim(self, dim, keepdim), "any");
 }
 
 at::Tensor& any_all_out(const at::Tensor& self, at::Tensor& out) {
-  return logical_out("any", any(self), out);
+  return at::native::logical_write_out(out, any(self), "any");
 }
 
 }  // namespace ember::cpu

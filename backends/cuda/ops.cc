@@ -1,9 +1,8 @@
 // backends/cuda/ops.cc — the CUDA plugin's support code (empty_cuda, the GPU
 // TensorIterator's layout) and its basic kernels: empty, empty_strided,
 // copy_ (CPU<->CUDA and on the device, any pair of the supported dtypes),
-// fill_, _local_scalar_dense (item()), sum (all elements and over
-// dimensions). The pointwise ops are in pointwise_ops.cc, mm/addmm in
-// blas.cc, softmax, nll_loss, threshold_backward and mean in nn_ops.cc.
+// fill_, _local_scalar_dense (item()). The pointwise ops are in
+// pointwise_ops.cc, the reductions in reduce_ops.cc, mm/addmm in blas.cc, softmax, nll_loss, threshold_backward and mean in nn_ops.cc.
 // Every other op on a CUDA tensor fails with the dispatcher's "no kernel"
 // error.
 #include <algorithm>
@@ -298,86 +297,6 @@ c10::Scalar local_scalar_dense(const at::Tensor& self) {
   return self.to(c10::kCPU).item();
 }
 
-// ---- sum -------------------------------------------------------------------------
-
-at::Tensor sum(const at::Tensor& self, std::optional<c10::ScalarType> dtype) {
-  const c10::ScalarType in_type = self.scalar_type();
-  const bool integral = c10::isIntegralType(in_type, /*includeBool=*/true);
-  const c10::ScalarType out_type = dtype.value_or(integral ? c10::kLong : in_type);
-  // Integers accumulate in int64 from their own dtype; a requested dtype
-  // converts the input first, as on the CPU.
-  const at::Tensor input =
-      (dtype.has_value() && *dtype != in_type) ? self.to(out_type).contiguous()
-                                               : self.contiguous();
-  const c10::ScalarType acc_type =
-      c10::isIntegralType(input.scalar_type(), true) ? c10::kLong : input.scalar_type();
-  const kernels::Dtype kd = kernel_dtype(input.scalar_type(), "sum");
-  at::Tensor out = empty_cuda({}, acc_type, self.device(), "sum");
-  at::Tensor workspace = empty_cuda({kernels::sum_workspace_elems(input.numel())},
-                                    acc_type, self.device(), "sum");
-  c10::DeviceGuard guard(self.device());
-  CUDAIterator::check_launch(
-      "sum", kernels::launch_sum(input.data_ptr(), out.data_ptr(), workspace.data_ptr(),
-                                 input.numel(), kd, current_stream(self.device())));
-  return acc_type == out_type ? out : out.to(out_type);
-}
-
-// Note [CUDA sum over dimensions]
-// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-// The kept dimensions are moved first and the reduced ones last, the result
-// is made contiguous (one device copy unless it already is), and each row
-// of the rows×cols matrix is summed by one block. Simple and deterministic;
-// not tuned (an input reduced over its leading dimension pays the copy).
-at::Tensor sum_dim(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
-                   std::optional<c10::ScalarType> dtype) {
-  const int64_t ndim = self.dim();
-  std::vector<bool> reduce(static_cast<size_t>(ndim), false);
-  if (!dim.has_value() || dim->empty()) {
-    std::fill(reduce.begin(), reduce.end(), true);
-  } else {
-    for (int64_t d : *dim) {
-      const int64_t w = at::maybe_wrap_dim(d, ndim, "sum");
-      TORCH_CHECK(!reduce[w], "sum: dimension ", d, " appears more than once in dim ",
-                  *dim, "; list each dimension once.");
-      reduce[w] = true;
-    }
-  }
-  const c10::ScalarType in_type = self.scalar_type();
-  const bool integral = c10::isIntegralType(in_type, /*includeBool=*/true);
-  const c10::ScalarType out_type = dtype.value_or(integral ? c10::kLong : in_type);
-  const at::Tensor input =
-      (dtype.has_value() && *dtype != in_type) ? self.to(out_type) : self;
-  std::vector<int64_t> perm, kept_sizes, out_sizes;
-  int64_t rows = 1, cols = 1;
-  for (int64_t d = 0; d < ndim; ++d) {
-    if (!reduce[d]) {
-      perm.push_back(d);
-      kept_sizes.push_back(self.size(d));
-      rows *= self.size(d);
-    }
-    out_sizes.push_back(reduce[d] ? 1 : self.size(d));
-  }
-  for (int64_t d = 0; d < ndim; ++d) {
-    if (reduce[d]) {
-      perm.push_back(d);
-      cols *= self.size(d);
-    }
-  }
-  const at::Tensor rows_major = ndim == 0 ? input.contiguous()
-                                          : input.permute(perm).contiguous();
-  const c10::ScalarType acc_type =
-      c10::isIntegralType(input.scalar_type(), true) ? c10::kLong : input.scalar_type();
-  const kernels::Dtype kd = kernel_dtype(input.scalar_type(), "sum");
-  at::Tensor out = empty_cuda(keepdim ? c10::IntArrayRef(out_sizes)
-                                      : c10::IntArrayRef(kept_sizes),
-                              acc_type, self.device(), "sum");
-  c10::DeviceGuard guard(self.device());
-  CUDAIterator::check_launch(
-      "sum", kernels::launch_sum_rows(rows_major.data_ptr(), out.data_ptr(), rows, cols,
-                                      kd, current_stream(self.device())));
-  return acc_type == out_type ? out : out.to(out_type);
-}
-
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, CUDA, m) {
@@ -386,8 +305,6 @@ TORCH_LIBRARY_IMPL(aten, CUDA, m) {
   m.impl("copy_", TORCH_FN(copy_));
   m.impl("fill_.Scalar", TORCH_FN(fill_));
   m.impl("_local_scalar_dense", TORCH_FN(local_scalar_dense));
-  m.impl("sum", TORCH_FN(sum));
-  m.impl("sum.dim_IntList", TORCH_FN(sum_dim));
 }
 
 }  // namespace cuda

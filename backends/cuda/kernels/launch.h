@@ -130,6 +130,40 @@ std::string launch_sum(const void* in, void* out, void* workspace, int64_t n,
 std::string launch_sum_rows(const void* in, void* out, int64_t rows, int64_t cols,
                             Dtype dtype, void* stream);
 
+// Note [CUDA row reductions]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The reductions other than sum: the host makes the input a contiguous
+// rows×cols matrix (kept dimensions first, reduced ones last) and one block
+// reduces each row; a row of `cols` elements ends early at element `n` of the
+// whole array (so a flat array can be cut into equal chunks but the last).
+// Reducing everything to one value of a large tensor takes two launches:
+// chunks first, then the chunks' partials as one row, whose positions come
+// from `in_indices` (the first launch's indices) instead of the column.
+//   kProd       values: the product, in the accumulation type (float, double,
+//               int64 for integers and Bool)
+//   kMax, kMin  values (input dtype) and, when `indices` is given, the
+//               position of the first extreme; NaN is the extreme of both
+//   kAll, kAny  values: Bool
+//   kVar        values: the variance (input dtype, float or double; the
+//               standard deviation with take_sqrt) from m2 / divisor, NaN for
+//               an empty row; `mean` (when given) the row's mean
+enum class ReduceOp : int { kProd, kMax, kMin, kAll, kAny, kVar };
+struct RowReduce {
+  const void* in = nullptr;
+  const int64_t* in_indices = nullptr;  // positions of `in`'s elements, or null
+  int64_t rows = 0;
+  int64_t cols = 0;
+  int64_t n = 0;  // elements in `in` (rows * cols unless the last row is short)
+  bool flat_positions = false;  // indices count from the array's start, not the row's
+  Dtype dtype = Dtype::kFloat;  // of `in`
+  void* values = nullptr;
+  int64_t* indices = nullptr;
+  void* mean = nullptr;
+  double divisor = 1;
+  bool take_sqrt = false;
+};
+std::string launch_reduce_rows(const RowReduce& r, ReduceOp op, void* stream);
+
 // Softmax or log_softmax of each row of the contiguous rows×cols matrix at
 // `in` into `out` (one block per row; rows < 2^31), and the backward:
 // grad_in from grad and the forward's output.

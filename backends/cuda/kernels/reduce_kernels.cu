@@ -1,8 +1,12 @@
-// backends/cuda/kernels/reduce_kernels.cu — sums. Of a contiguous range: each
-// block reduces a grid-stride share (warp shuffles, then shared memory) into
-// one partial; a second one-block launch adds the partials. Deterministic
-// (no atomics): the same input gives the same bits on every run. Of the
-// rows of a contiguous matrix (sum over dimensions): one block per row.
+// backends/cuda/kernels/reduce_kernels.cu — reductions. Sums of a contiguous
+// range: each block reduces a grid-stride share (warp shuffles, then shared
+// memory) into one partial; a second one-block launch adds the partials.
+// Deterministic (no atomics): the same input gives the same bits on every
+// run. Sums of the rows of a contiguous matrix (over dimensions), and the
+// other reductions (prod, max/min with positions, all/any, var): one block
+// per row (Note [CUDA row reductions] in launch.h).
+#include <type_traits>
+
 #include "backends/cuda/kernels/loops.cuh"
 
 namespace ember {
@@ -105,6 +109,190 @@ std::string launch_sum(const void* in, void* out, void* workspace, int64_t n,
     case Dtype::kBool: return run<bool, int64_t>(in, out, workspace, n, stream);
   }
   return "sum: unknown dtype";
+}
+
+}  // namespace kernels
+}  // namespace cuda
+}  // namespace ember
+
+// ---- the other reductions (Note [CUDA row reductions] in launch.h) -----------------
+
+namespace ember {
+namespace cuda {
+namespace kernels {
+namespace {
+
+template <typename T>
+__device__ __forceinline__ bool is_nan(T v) {
+  if constexpr (std::is_floating_point<T>::value) {
+    return v != v;
+  } else {
+    return false;
+  }
+}
+
+// Whether (b, ib) replaces (a, ia) as the max (kMax) or min: NaN wins, then
+// the larger (smaller) value, then the earlier position.
+template <bool kMax, typename T>
+__device__ __forceinline__ bool better(T a, int64_t ia, T b, int64_t ib) {
+  const bool na = is_nan(a), nb = is_nan(b);
+  if (na || nb) return nb && (!na || ib < ia);
+  if (kMax ? b > a : b < a) return true;
+  return b == a && ib < ia;
+}
+
+template <typename T, bool kMax>
+__global__ void extreme_rows(RowReduce r) {
+  __shared__ T vals[kThreads];
+  __shared__ int64_t idxs[kThreads];
+  const T* in = static_cast<const T*>(r.in);
+  const int64_t begin = static_cast<int64_t>(blockIdx.x) * r.cols;
+  const int64_t end = begin + r.cols < r.n ? begin + r.cols : r.n;
+  T best = T(0);
+  int64_t at = -1;
+  for (int64_t j = begin + threadIdx.x; j < end; j += kThreads) {
+    const int64_t pos =
+        r.in_indices != nullptr ? r.in_indices[j] : (r.flat_positions ? j : j - begin);
+    if (at < 0 || better<kMax>(best, at, in[j], pos)) {
+      best = in[j];
+      at = pos;
+    }
+  }
+  vals[threadIdx.x] = best;
+  idxs[threadIdx.x] = at;
+  __syncthreads();
+  for (int half = kThreads / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) {
+      const int other = threadIdx.x + half;
+      if (idxs[other] >= 0 &&
+          (idxs[threadIdx.x] < 0 ||
+           better<kMax>(vals[threadIdx.x], idxs[threadIdx.x], vals[other], idxs[other]))) {
+        vals[threadIdx.x] = vals[other];
+        idxs[threadIdx.x] = idxs[other];
+      }
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) {
+    if (r.values != nullptr) static_cast<T*>(r.values)[blockIdx.x] = vals[0];
+    if (r.indices != nullptr) r.indices[blockIdx.x] = idxs[0];
+  }
+}
+
+template <typename T, typename Acc>
+__global__ void prod_rows(RowReduce r) {
+  __shared__ Acc parts[kThreads];
+  const T* in = static_cast<const T*>(r.in);
+  const int64_t begin = static_cast<int64_t>(blockIdx.x) * r.cols;
+  const int64_t end = begin + r.cols < r.n ? begin + r.cols : r.n;
+  Acc acc = Acc(1);
+  for (int64_t j = begin + threadIdx.x; j < end; j += kThreads) {
+    if constexpr (std::is_integral<Acc>::value) {  // wraps, as on the CPU
+      using U = typename std::make_unsigned<Acc>::type;
+      acc = static_cast<Acc>(static_cast<U>(acc) * static_cast<U>(static_cast<Acc>(in[j])));
+    } else {
+      acc *= static_cast<Acc>(in[j]);
+    }
+  }
+  parts[threadIdx.x] = acc;
+  __syncthreads();
+  for (int half = kThreads / 2; half > 0; half /= 2) {
+    if (threadIdx.x < half) {
+      if constexpr (std::is_integral<Acc>::value) {
+        using U = typename std::make_unsigned<Acc>::type;
+        parts[threadIdx.x] = static_cast<Acc>(static_cast<U>(parts[threadIdx.x]) *
+                                              static_cast<U>(parts[threadIdx.x + half]));
+      } else {
+        parts[threadIdx.x] *= parts[threadIdx.x + half];
+      }
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0) static_cast<Acc*>(r.values)[blockIdx.x] = parts[0];
+}
+
+template <typename T, bool kAll>
+__global__ void logical_rows(RowReduce r) {
+  const T* in = static_cast<const T*>(r.in);
+  const int64_t begin = static_cast<int64_t>(blockIdx.x) * r.cols;
+  const int64_t end = begin + r.cols < r.n ? begin + r.cols : r.n;
+  int acc = kAll ? 1 : 0;
+  for (int64_t j = begin + threadIdx.x; j < end; j += kThreads) {
+    const bool v = in[j] != T(0);
+    acc = kAll ? (acc && v) : (acc || v);
+  }
+  acc = kAll ? __syncthreads_and(acc) : __syncthreads_or(acc);
+  if (threadIdx.x == 0) static_cast<bool*>(r.values)[blockIdx.x] = acc != 0;
+}
+
+// The variance of each row in two passes over it (mean, then squared
+// deviations), accumulated in double.
+template <typename T>
+__global__ void var_rows(RowReduce r) {
+  const T* in = static_cast<const T*>(r.in);
+  const int64_t begin = static_cast<int64_t>(blockIdx.x) * r.cols;
+  const int64_t end = begin + r.cols < r.n ? begin + r.cols : r.n;
+  const int64_t count = end > begin ? end - begin : 0;
+  __shared__ double shared_mean;
+  double s = 0;
+  for (int64_t j = begin + threadIdx.x; j < end; j += kThreads) s += static_cast<double>(in[j]);
+  s = block_sum(s);
+  if (threadIdx.x == 0) shared_mean = s / static_cast<double>(count);
+  __syncthreads();
+  const double mean = shared_mean;
+  double m2 = 0;
+  for (int64_t j = begin + threadIdx.x; j < end; j += kThreads) {
+    const double e = static_cast<double>(in[j]) - mean;
+    m2 += e * e;
+  }
+  __syncthreads();  // block_sum's shared memory is reused
+  m2 = block_sum(m2);
+  if (threadIdx.x == 0) {
+    const double nan = __longlong_as_double(0x7ff8000000000000LL);
+    double v = count == 0 ? nan : m2 / r.divisor;
+    if (r.take_sqrt) v = sqrt(v);
+    if (r.values != nullptr) static_cast<T*>(r.values)[blockIdx.x] = static_cast<T>(v);
+    if (r.mean != nullptr) {
+      static_cast<T*>(r.mean)[blockIdx.x] = static_cast<T>(count == 0 ? nan : mean);
+    }
+  }
+}
+
+template <typename T>
+std::string run_reduce(const RowReduce& r, ReduceOp op, cudaStream_t s) {
+  const unsigned blocks = static_cast<unsigned>(r.rows);
+  switch (op) {
+    case ReduceOp::kMax: extreme_rows<T, true><<<blocks, kThreads, 0, s>>>(r); break;
+    case ReduceOp::kMin: extreme_rows<T, false><<<blocks, kThreads, 0, s>>>(r); break;
+    case ReduceOp::kAll: logical_rows<T, true><<<blocks, kThreads, 0, s>>>(r); break;
+    case ReduceOp::kAny: logical_rows<T, false><<<blocks, kThreads, 0, s>>>(r); break;
+    case ReduceOp::kProd:
+      if constexpr (std::is_floating_point<T>::value) {
+        prod_rows<T, T><<<blocks, kThreads, 0, s>>>(r);
+      } else {
+        prod_rows<T, int64_t><<<blocks, kThreads, 0, s>>>(r);
+      }
+      break;
+    case ReduceOp::kVar:
+      if constexpr (std::is_floating_point<T>::value) {
+        var_rows<T><<<blocks, kThreads, 0, s>>>(r);
+        break;
+      }
+      return "var: floating dtypes only";
+  }
+  return launch_status();
+}
+
+}  // namespace
+
+std::string launch_reduce_rows(const RowReduce& r, ReduceOp op, void* stream) {
+  if (r.rows == 0) return "";
+  if (r.rows > 0x7fffffff) return "more than 2^31 - 1 output elements";
+  const auto s = static_cast<cudaStream_t>(stream);
+  return dispatch_dtype(r.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    return run_reduce<T>(r, op, s);
+  });
 }
 
 }  // namespace kernels

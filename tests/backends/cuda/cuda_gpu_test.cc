@@ -549,4 +549,68 @@ TEST_F(Gpu, PointwiseErrorsMatchTheCpu) {
   same([](auto& b, auto&, auto&) { at::neg(b); });
 }
 
+// max/min with positions, prod, var/std, all/any, argmax over everything
+// (two launches for a long row), against the CPU.
+TEST_F(Gpu, ReductionsMatchTheCpu) {
+  const at::Tensor x = randn({6, 7, 5});
+  const at::Tensor gx = x.to(cuda);
+  expect_equal(at::amax(gx, {1}), at::amax(x, {1}));
+  expect_equal(at::amin(gx, {0, 2}, true), at::amin(x, {0, 2}, true));
+  expect_equal(gx.max(), x.max());
+  expect_equal(gx.min(), x.min());
+  for (int64_t d : {0, 1, 2, -1}) {
+    auto [gv, gi] = gx.max(d);
+    auto [cv, ci] = x.max(d);
+    expect_equal(gv, cv);
+    expect_equal(gi, ci);
+    auto [gv2, gi2] = gx.min(d, true);
+    auto [cv2, ci2] = x.min(d, true);
+    expect_equal(gv2, cv2);
+    expect_equal(gi2, ci2);
+  }
+  expect_equal(gx.argmax(), x.argmax());
+  expect_equal(gx.argmin(1), x.argmin(1));
+  // Ties take the first position; NaN is the extreme of both.
+  const at::Tensor ties = at::tensor({1.0, 3.0, 3.0, std::nan(""), 3.0, 0.0});
+  expect_equal(ties.to(cuda).argmax(), ties.argmax());
+  expect_equal(ties.to(cuda).argmin(), ties.argmin());
+  expect_equal(at::isnan(ties.to(cuda).max()), at::isnan(ties.max()));
+  const at::Tensor flat_ties = at::ones({5});
+  expect_equal(flat_ties.to(cuda).argmax(), at::zeros({}, at::TensorOptions().dtype(c10::kLong)));
+  // A long row: chunks, then their partials.
+  const at::Tensor big = randn({100003});
+  expect_equal(big.to(cuda).argmax(), big.argmax());
+  expect_equal(big.to(cuda).amin(), big.amin());
+  const at::Tensor i = at::arange(1, 13).reshape({3, 4});
+  expect_equal(at::prod(i.to(cuda)), at::prod(i));
+  expect_equal(at::prod(i.to(cuda), 1), at::prod(i, 1));
+  expect_close(at::prod(gx.div(2).add(1), 1), at::prod(x.div(2).add(1), 1), 1e-4, 1e-5);
+  expect_close(at::prod(i.to(cuda), 0, false, c10::kDouble), at::prod(i, 0, false, c10::kDouble));
+  expect_close(at::var(gx, {1}), at::var(x, {1}), 1e-5, 1e-6);
+  expect_close(at::std(gx, {0, 2}, false, true), at::std(x, {0, 2}, false, true), 1e-5, 1e-6);
+  expect_close(at::var(gx.to(c10::kDouble)), at::var(x.to(c10::kDouble)), 1e-12, 1e-12);
+  auto [gvar, gmean] = at::var_mean(gx, at::IntArrayRef{2}, true);
+  auto [cvar, cmean] = at::var_mean(x, at::IntArrayRef{2}, true);
+  expect_close(gvar, cvar, 1e-5, 1e-6);
+  expect_close(gmean, cmean, 1e-5, 1e-6);
+  const at::Tensor mask = x.gt(0);
+  expect_equal(at::all(mask.to(cuda)), at::all(mask));
+  expect_equal(at::any(mask.to(cuda), 1), at::any(mask, 1));
+  expect_equal(at::all(gx, 2, true), at::all(x, 2, true));
+  expect_equal(at::any(i.to(cuda).sub(5)), at::any(i.sub(5)));
+  at::Tensor out = at::empty({0}, at::TensorOptions().device(cuda));
+  at::amax_out(out, gx, {2});
+  expect_equal(out, at::amax(x, {2}));
+  at::sum_out(out, gx, {1});
+  expect_close(out, at::sum(x, {1}));
+  at::Tensor bool_out = at::empty({0}, at::TensorOptions().dtype(c10::kBool).device(cuda));
+  at::all_out(bool_out, mask.to(cuda), 0);
+  expect_equal(bool_out, at::all(mask, 0));
+  // Errors are the core's, as on the CPU.
+  const std::string cpu_error = ember_test::errorOf([&] { at::amax(at::empty({0, 3}), {0}); });
+  EXPECT_EQ(ember_test::errorOf([&] { at::amax(at::empty({0, 3}).to(cuda), {0}); }), cpu_error);
+  EXPECT_THAT(ember_test::errorOf([&] { at::var(i.to(cuda)); }),
+              HasSubstr("std and var only support floating point"));
+}
+
 }  // namespace

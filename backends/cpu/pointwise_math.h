@@ -83,7 +83,10 @@ EMBER_MATH_INLINE float tanh(float x) {
   p = p * z + 1.33314422036e-1f;
   p = p * z - 3.33332819422e-1f;
   const float small = x + x * z * p;
-  const float e = exp(2.0f * (a > 9.0f ? 9.0f : a));  // tanh(9) rounds to 1
+  // Past |x| = 9.01 tanh rounds to 1; clamping at 10 (not 9, where
+  // 1 - 2 / (e + 1) rounds to the float below 1) keeps exp finite and gives
+  // exactly 1 there, as libm (found by //tests/backends/cuda:element_ops_test).
+  const float e = exp(2.0f * (a > 10.0f ? 10.0f : a));
   const float large = 1.0f - 2.0f / (e + 1.0f);
   const float signed_large = x < 0 ? -large : large;
   const float result = a < 0.625f ? small : signed_large;

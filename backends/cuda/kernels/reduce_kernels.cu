@@ -7,6 +7,7 @@
 // per row (Note [CUDA row reductions] in launch.h).
 #include <type_traits>
 
+#include "backends/cuda/kernels/element_ops.cuh"
 #include "backends/cuda/kernels/loops.cuh"
 
 namespace ember {
@@ -121,25 +122,6 @@ namespace ember {
 namespace cuda {
 namespace kernels {
 namespace {
-
-template <typename T>
-__device__ __forceinline__ bool is_nan(T v) {
-  if constexpr (std::is_floating_point<T>::value) {
-    return v != v;
-  } else {
-    return false;
-  }
-}
-
-// Whether (b, ib) replaces (a, ia) as the max (kMax) or min: NaN wins, then
-// the larger (smaller) value, then the earlier position.
-template <bool kMax, typename T>
-__device__ __forceinline__ bool better(T a, int64_t ia, T b, int64_t ib) {
-  const bool na = is_nan(a), nb = is_nan(b);
-  if (na || nb) return nb && (!na || ib < ia);
-  if (kMax ? b > a : b < a) return true;
-  return b == a && ib < ia;
-}
 
 template <typename T, bool kMax>
 __global__ void extreme_rows(RowReduce r) {

@@ -5,7 +5,8 @@
 #include <cmath>
 #include <type_traits>
 
-#include "backends/cuda/kernels/math.cuh"
+#include "backends/cuda/kernels/element_ops.cuh"
+#include "backends/cuda/kernels/loops.cuh"
 
 namespace ember {
 namespace cuda {
@@ -18,19 +19,7 @@ struct CompareFn {
   __device__ void operator()(char* const* ptr) const {
     const T a = *reinterpret_cast<const T*>(ptr[1]);
     const T b = *reinterpret_cast<const T*>(ptr[2]);
-    bool r;
-    switch (op) {
-      case CompareOp::kEq: r = a == b; break;
-      case CompareOp::kNe: r = a != b; break;
-      case CompareOp::kLt: r = a < b; break;
-      case CompareOp::kLe: r = a <= b; break;
-      case CompareOp::kGt: r = a > b; break;
-      case CompareOp::kGe: r = a >= b; break;
-      case CompareOp::kLogicalAnd: r = (a != T(0)) && (b != T(0)); break;
-      case CompareOp::kLogicalOr: r = (a != T(0)) || (b != T(0)); break;
-      default: r = (a != T(0)) != (b != T(0)); break;  // kLogicalXor
-    }
-    *reinterpret_cast<bool*>(ptr[0]) = r;
+    *reinterpret_cast<bool*>(ptr[0]) = compare_value(op, a, b);
   }
 };
 
@@ -50,31 +39,7 @@ struct TernaryFn {
     const T x = *reinterpret_cast<const T*>(ptr[1]);
     const T y = *reinterpret_cast<const T*>(ptr[2]);
     const T z = *reinterpret_cast<const T*>(ptr[3]);
-    T r = x;
-    if constexpr (std::is_floating_point<T>::value) {
-      switch (op) {
-        case TernaryOp::kClamp: r = clamp_above(clamp_below(x, y), z); break;
-        case TernaryOp::kAddcmul: r = x + T(p.d[0]) * y * z; break;
-        case TernaryOp::kAddcdiv: r = x + T(p.d[0]) * y / z; break;
-        case TernaryOp::kLerp: {
-          const T diff = y - x;
-          r = fabs(z) < T(0.5) ? x + z * diff : y - diff * (T(1) - z);
-          break;
-        }
-        default: break;  // kWhere: WhereFn
-      }
-    } else if constexpr (!std::is_same<T, bool>::value) {
-      using U = typename std::make_unsigned<T>::type;
-      switch (op) {
-        case TernaryOp::kClamp: r = clamp_above(clamp_below(x, y), z); break;
-        case TernaryOp::kAddcmul:
-          r = static_cast<T>(static_cast<U>(x) + static_cast<U>(p.i[0]) *
-                                                     static_cast<U>(y) * static_cast<U>(z));
-          break;
-        default: break;  // floating only: refused by the host
-      }
-    }
-    *reinterpret_cast<T*>(ptr[0]) = r;
+    *reinterpret_cast<T*>(ptr[0]) = ternary_value(op, x, y, z, p);
   }
 };
 

@@ -89,34 +89,8 @@ void check_index_range(const at::Tensor& index, int64_t size, int64_t dim,
   }
 }
 
-bool overlaps(const at::Tensor& a, const at::Tensor& b) {
-  if (!a.defined() || !b.defined() || a.numel() == 0 || b.numel() == 0) return false;
-  if (!a.storage().is_alias_of(b.storage())) return false;
-  auto range = [](const at::Tensor& t) {
-    int64_t last = 0;
-    for (int64_t d = 0; d < t.dim(); ++d) last += (t.size(d) - 1) * t.stride(d);
-    const auto item = static_cast<int64_t>(t.itemsize());
-    const int64_t begin = t.storage_offset() * item;
-    return std::make_pair(begin, begin + (last + 1) * item);
-  };
-  const auto ra = range(a);
-  const auto rb = range(b);
-  return ra.first < rb.second && rb.first < ra.second;
-}
 
-void check_out_dtype(const at::Tensor& out, c10::ScalarType dtype, const char* op) {
-  TORCH_CHECK(out.defined(), op, ": the out= tensor is undefined; pass a tensor.");
-  TORCH_CHECK(out.scalar_type() == dtype, op, ": expected out tensor to have dtype ",
-              dtype, ", but got ", out.scalar_type(), " instead. Pass an out= "
-              "tensor of dtype ", dtype, ".");
-}
 
-void check_no_overlap(const at::Tensor& out, const at::Tensor& input, const char* op) {
-  TORCH_CHECK(!overlaps(out, input), op, ": unsupported operation: some elements "
-              "of the input tensor and the written-to tensor refer to a single "
-              "memory location. Pass an out= tensor that shares no memory with "
-              "the inputs.");
-}
 
 namespace {
 
@@ -237,14 +211,5 @@ void put_blocks(const at::Tensor& self, const BlockPlan& plan, const void* src,
   });
 }
 
-void check_no_internal_overlap(const at::Tensor& self, const char* op) {
-  for (int64_t d = 0; d < self.dim(); ++d) {
-    TORCH_CHECK(!(self.size(d) > 1 && self.stride(d) == 0), op,
-                ": unsupported operation: more than one element of the "
-                "written-to tensor refers to a single memory location (shape ",
-                self.sizes(), ", stride ", self.strides(), "). Please clone() "
-                "the tensor before performing the operation.");
-  }
-}
 
 }  // namespace ember::cpu

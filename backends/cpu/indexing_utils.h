@@ -21,6 +21,7 @@
 #include <cstring>
 #include <vector>
 
+#include "aten/JoinUtils.h"
 #include "aten/Tensor.h"
 #include "backends/cpu/dispatch.h"
 #include "c10/core/ScalarType.h"
@@ -151,18 +152,12 @@ std::vector<int64_t> broadcast_shapes(c10::IntArrayRef a, c10::IntArrayRef b,
 void check_index_range(const at::Tensor& index, int64_t size, int64_t dim,
                        bool allow_negative, const char* op);
 
-// ember::cpu::overlaps
-//
-// Whether a and b share any byte of storage (a conservative test: the byte
-// ranges their strides reach intersect).
-bool overlaps(const at::Tensor& a, const at::Tensor& b);
-
-// ember::cpu::check_output
-//
-// For out= variants: `out` is defined, on the CPU, of dtype `dtype`
-// (PyTorch's message otherwise), and shares no memory with `input`.
-void check_out_dtype(const at::Tensor& out, c10::ScalarType dtype, const char* op);
-void check_no_overlap(const at::Tensor& out, const at::Tensor& input, const char* op);
+// overlaps, check_out_dtype, check_no_overlap, check_no_internal_overlap:
+// the core's (aten/JoinUtils.h), shared with the other backends.
+using at::native::check_no_internal_overlap;
+using at::native::check_no_overlap;
+using at::native::check_out_dtype;
+using at::native::overlaps;
 
 // ember::cpu::BlockPlan
 //
@@ -190,10 +185,5 @@ void take_blocks(const at::Tensor& self, const BlockPlan& plan, void* dst);
 void put_blocks(const at::Tensor& self, const BlockPlan& plan, const void* src,
                 bool accumulate, const char* op);
 
-// ember::cpu::check_no_internal_overlap
-//
-// Refuses a written-to tensor in which several elements share one address
-// (a dim of size > 1 with stride 0, as expand makes).
-void check_no_internal_overlap(const at::Tensor& self, const char* op);
 
 }  // namespace ember::cpu

@@ -1,0 +1,114 @@
+// aten/JoinUtils.cc — see JoinUtils.h.
+#include "aten/JoinUtils.h"
+
+#include <utility>
+
+#include "aten/TypePromotion.h"
+#include "aten/WrapDimUtils.h"
+#include "c10/util/Exception.h"
+
+namespace at {
+namespace native {
+
+bool overlaps(const Tensor& a, const Tensor& b) {
+  if (!a.defined() || !b.defined() || a.numel() == 0 || b.numel() == 0) return false;
+  if (!a.storage().is_alias_of(b.storage())) return false;
+  auto range = [](const Tensor& t) {
+    int64_t last = 0;
+    for (int64_t d = 0; d < t.dim(); ++d) last += (t.size(d) - 1) * t.stride(d);
+    const auto item = static_cast<int64_t>(t.itemsize());
+    const int64_t begin = t.storage_offset() * item;
+    return std::make_pair(begin, begin + (last + 1) * item);
+  };
+  const auto ra = range(a);
+  const auto rb = range(b);
+  return ra.first < rb.second && rb.first < ra.second;
+}
+
+void check_out_dtype(const Tensor& out, c10::ScalarType dtype, const char* op) {
+  TORCH_CHECK(out.defined(), op, ": the out= tensor is undefined; pass a tensor.");
+  TORCH_CHECK(out.scalar_type() == dtype, op, ": expected out tensor to have dtype ",
+              dtype, ", but got ", out.scalar_type(), " instead. Pass an out= "
+              "tensor of dtype ", dtype, ".");
+}
+
+void check_no_overlap(const Tensor& out, const Tensor& input, const char* op) {
+  TORCH_CHECK(!overlaps(out, input), op, ": unsupported operation: some elements "
+              "of the input tensor and the written-to tensor refer to a single "
+              "memory location. Pass an out= tensor that shares no memory with "
+              "the inputs.");
+}
+
+void check_no_internal_overlap(const Tensor& self, const char* op) {
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    TORCH_CHECK(!(self.size(d) > 1 && self.stride(d) == 0), op,
+                ": unsupported operation: more than one element of the "
+                "written-to tensor refers to a single memory location (shape ",
+                self.sizes(), ", stride ", self.strides(), "). Please clone() "
+                "the tensor before performing the operation.");
+  }
+}
+
+bool cat_skips(const Tensor& t) { return t.dim() == 1 && t.size(0) == 0; }
+
+CatPlan plan_cat(TensorList tensors, int64_t dim, const char* op) {
+  TORCH_CHECK(!tensors.empty(), op, ": expected a non-empty list of Tensors.");
+  std::vector<const Tensor*> all;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    TORCH_CHECK(tensors[i].defined(), op, ": tensor number ", i,
+                " in the list is undefined.");
+    TORCH_CHECK(tensors[i].dim() > 0, op, ": zero-dimensional tensor (at position ",
+                i, ") cannot be concatenated. Unsqueeze it to 1-d first.");
+    all.push_back(&tensors[i]);
+  }
+  CatPlan plan;
+  plan.dtype = at::result_type(c10::ArrayRef<const Tensor*>(all));
+  const Tensor* first = nullptr;
+  size_t first_i = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    if (!cat_skips(tensors[i])) {
+      first = &tensors[i];
+      first_i = i;
+      break;
+    }
+  }
+  if (first == nullptr) {  // every input is a legacy empty tensor
+    (void)at::maybe_wrap_dim(dim, 1, op);
+    plan.shape = {0};
+    return plan;
+  }
+  plan.dim = at::maybe_wrap_dim(dim, first->dim(), op);
+  plan.shape.assign(first->sizes().begin(), first->sizes().end());
+  plan.shape[static_cast<size_t>(plan.dim)] = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if (cat_skips(t)) continue;
+    TORCH_CHECK(t.dim() == first->dim(), op, ": Tensors must have same number of "
+                "dimensions: got ", first->dim(), " (tensor number ", first_i,
+                ") and ", t.dim(), " (tensor number ", i, ").");
+    for (int64_t d = 0; d < t.dim(); ++d) {
+      if (d == plan.dim) continue;
+      TORCH_CHECK(t.size(d) == first->size(d), op, ": Sizes of tensors must match "
+                  "except in dimension ", plan.dim, ". Expected size ", first->size(d),
+                  " but got size ", t.size(d), " for tensor number ", i,
+                  " in the list (shapes ", first->sizes(), " and ", t.sizes(), ").");
+    }
+    plan.shape[static_cast<size_t>(plan.dim)] += t.size(plan.dim);
+  }
+  return plan;
+}
+
+void check_cat_out(TensorList tensors, const CatPlan& plan, const Tensor& out, const char* op) {
+  TORCH_CHECK(out.defined(), op, ": the out= tensor is undefined; pass a tensor.");
+  TORCH_CHECK(at::can_cast(plan.dtype, out.scalar_type()), op, ": input types can't be "
+              "cast to the desired output type ", out.scalar_type(), " (the inputs "
+              "promote to ", plan.dtype, ").");
+  for (const Tensor& t : tensors) {
+    TORCH_CHECK(!overlaps(out, t), op, ": unsupported operation: the input tensors "
+                "cannot refer to any of the output memory locations. Pass an out= "
+                "tensor that shares no memory with the inputs.");
+  }
+}
+
+}  // namespace native
+}  // namespace at

@@ -1,0 +1,46 @@
+// aten/JoinUtils.h — what every backend's cat, index and out= kernels check
+// alike: memory overlap between outputs and inputs, out= dtypes, and cat's
+// result shape and dtype. Written once so that the CPU and CUDA plugins agree
+// on shapes and errors.
+//
+//   const at::native::CatPlan plan = at::native::plan_cat(tensors, dim, "torch.cat()");
+//   at::Tensor out = ...;  // of plan.shape and plan.dtype
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "aten/Tensor.h"
+#include "c10/core/ScalarType.h"
+
+namespace at {
+namespace native {
+
+// Whether a and b share any byte of storage (a conservative test: the byte
+// ranges their strides reach intersect).
+bool overlaps(const Tensor& a, const Tensor& b);
+
+// For out= variants: `out` is defined and of dtype `dtype` (PyTorch's
+// message otherwise); `out` shares no memory with `input`; no two elements
+// of a written-to tensor share an address (a dim of size > 1 with stride 0,
+// as expand makes).
+void check_out_dtype(const Tensor& out, c10::ScalarType dtype, const char* op);
+void check_no_overlap(const Tensor& out, const Tensor& input, const char* op);
+void check_no_internal_overlap(const Tensor& self, const char* op);
+
+// cat's result: the wrapped dim, the shape and the promoted dtype of the
+// inputs. A 1-d tensor of size 0 takes no part (PyTorch's legacy rule):
+// cat_skips() says which.
+struct CatPlan {
+  int64_t dim = 0;
+  std::vector<int64_t> shape;
+  c10::ScalarType dtype = c10::ScalarType::Undefined;
+};
+CatPlan plan_cat(TensorList tensors, int64_t dim, const char* op);
+bool cat_skips(const Tensor& t);
+// cat.out's checks: the inputs' dtype casts to out's, and out shares no
+// memory with them.
+void check_cat_out(TensorList tensors, const CatPlan& plan, const Tensor& out, const char* op);
+
+}  // namespace native
+}  // namespace at

@@ -110,5 +110,62 @@ void check_cat_out(TensorList tensors, const CatPlan& plan, const Tensor& out, c
   }
 }
 
+void check_index_select_args(const Tensor& self, int64_t dim, const Tensor& index) {
+  TORCH_CHECK(index.scalar_type() == c10::ScalarType::Long ||
+                  index.scalar_type() == c10::ScalarType::Int,
+              "index_select(): Expected dtype int32 or int64 for index, but got ",
+              index.scalar_type(), ". Convert the index with .to(at::kLong).");
+  TORCH_CHECK(index.dim() <= 1, "index_select(): Index is supposed to be a vector, "
+              "but got an index of shape ", index.sizes(), ". Flatten it first.");
+  (void)dim;
+  if (self.dim() == 0) {
+    TORCH_CHECK_INDEX(index.numel() == 1, "index_select(): a 0-d input takes "
+                      "exactly one index, but got ", index.numel(), ".");
+  }
+}
+
+std::vector<int64_t> index_select_shape(const Tensor& self, int64_t dim, const Tensor& index) {
+  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end());
+  if (self.dim() > 0) shape[static_cast<size_t>(dim)] = index.numel();
+  return shape;
+}
+
+void throw_index_out_of_bounds(const char* op, int64_t v, int64_t dim, int64_t size) {
+  TORCH_CHECK_INDEX(false, op, ": index ", v, " is out of bounds for dimension ", dim,
+                    " with size ", size, ".");
+  __builtin_unreachable();
+}
+
+void check_embedding_weight(const Tensor& weight, const char* op) {
+  TORCH_CHECK(weight.dim() == 2, op, ": 'weight' must be 2-D [num_embeddings, "
+              "embedding_dim], but got a ", weight.dim(), "-d tensor of shape ",
+              weight.sizes(), ".");
+}
+
+void check_embedding_indices(const Tensor& indices, const char* op) {
+  TORCH_CHECK(indices.scalar_type() == c10::kLong || indices.scalar_type() == c10::kInt,
+              op, ": Expected tensor for argument #1 'indices' to have one of the "
+              "following scalar types: Long, Int; but got ", indices.scalar_type(),
+              " instead. Convert the indices with .to(torch::kLong).");
+}
+
+void check_embedding_backward_shapes(const Tensor& grad_output, const Tensor& indices,
+                                     int64_t num_weights, const char* op) {
+  TORCH_CHECK(num_weights >= 0, op, ": num_weights must be non-negative, but got ",
+              num_weights, ".");
+  const int64_t n = indices.numel();
+  TORCH_CHECK(grad_output.dim() >= 1 && grad_output.numel() ==
+                  n * grad_output.size(-1) && (grad_output.dim() - 1 == indices.dim()),
+              op, ": grad_output must have shape indices.sizes() + [embedding_dim] (",
+              indices.sizes(), " + [D]), but got ", grad_output.sizes(), ".");
+}
+
+void throw_embedding_index_out_of_range(const char* op, int64_t v, int64_t rows) {
+  TORCH_CHECK_INDEX(false, op, ": index ", v, " is out of range for an embedding of ", rows,
+                    " rows (index out of range in self); indices must be in [0, ",
+                    rows - 1, "].");
+  __builtin_unreachable();
+}
+
 }  // namespace native
 }  // namespace at

@@ -42,5 +42,26 @@ bool cat_skips(const Tensor& t);
 // memory with them.
 void check_cat_out(TensorList tensors, const CatPlan& plan, const Tensor& out, const char* op);
 
+// index_select's arguments: an int32 or int64 index of at most one dim (one
+// element for a 0-d self); and the result's shape (self's, with `dim`'s size
+// the index's count). `dim` is wrapped.
+void check_index_select_args(const Tensor& self, int64_t dim, const Tensor& index);
+std::vector<int64_t> index_select_shape(const Tensor& self, int64_t dim, const Tensor& index);
+
+// Throws c10::IndexError, PyTorch's words: "op: index v is out of bounds for
+// dimension dim with size size."
+[[noreturn]] void throw_index_out_of_bounds(const char* op, int64_t v, int64_t dim,
+                                            int64_t size);
+
+// embedding's arguments: a 2-d weight, and int64 or int32 indices; an index
+// outside the table throws c10::IndexError in PyTorch's words.
+void check_embedding_weight(const Tensor& weight, const char* op);
+void check_embedding_indices(const Tensor& indices, const char* op);
+// embedding_dense_backward: num_weights >= 0 and grad_output of shape
+// indices.sizes() + [embedding_dim].
+void check_embedding_backward_shapes(const Tensor& grad_output, const Tensor& indices,
+                                     int64_t num_weights, const char* op);
+[[noreturn]] void throw_embedding_index_out_of_range(const char* op, int64_t v, int64_t rows);
+
 }  // namespace native
 }  // namespace at

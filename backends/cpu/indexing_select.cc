@@ -32,17 +32,8 @@ int64_t read_index(const at::Tensor& index, int64_t offset) {
 }
 
 void check_select_index(const at::Tensor& self, int64_t dim, const at::Tensor& index) {
-  TORCH_CHECK(index.scalar_type() == c10::ScalarType::Long ||
-                  index.scalar_type() == c10::ScalarType::Int,
-              "index_select(): Expected dtype int32 or int64 for index, but got ",
-              index.scalar_type(), ". Convert the index with .to(at::kLong).");
-  TORCH_CHECK(index.dim() <= 1, "index_select(): Index is supposed to be a vector, "
-              "but got an index of shape ", index.sizes(), ". Flatten it first.");
+  at::native::check_index_select_args(self, dim, index);
   const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
-  if (self.dim() == 0) {
-    TORCH_CHECK_INDEX(index.numel() == 1, "index_select(): a 0-d input takes "
-                      "exactly one index, but got ", index.numel(), ".");
-  }
   check_index_range(index, size, dim, /*allow_negative=*/false, "index_select()");
 }
 
@@ -70,13 +61,6 @@ void index_select_into(const at::Tensor& self, int64_t dim, const at::Tensor& in
     plan.offsets[static_cast<size_t>(i)] = read_index(index, i * istride) * self.stride(dim);
   }
   take_blocks(self, plan, dst);
-}
-
-std::vector<int64_t> select_shape(const at::Tensor& self, int64_t dim,
-                                  const at::Tensor& index) {
-  std::vector<int64_t> shape(self.sizes().begin(), self.sizes().end());
-  if (self.dim() > 0) shape[static_cast<size_t>(dim)] = index.numel();
-  return shape;
 }
 
 // Note [Gather and scatter loops]
@@ -159,7 +143,7 @@ at::Tensor& index_select_out(const at::Tensor& self, int64_t dim,
   check_out_dtype(out, self.scalar_type(), "index_select_out()");
   check_no_overlap(out, self, "index_select_out()");
   check_no_overlap(out, index, "index_select_out()");
-  const std::vector<int64_t> shape = select_shape(self, wrapped, index);
+  const std::vector<int64_t> shape = at::native::index_select_shape(self, wrapped, index);
   resize_output(out, shape, "index_select_out()");
   if (out.is_contiguous()) {
     index_select_into(self, wrapped, index, out.data_ptr());
@@ -175,7 +159,7 @@ at::Tensor index_select(const at::Tensor& self, int64_t dim, const at::Tensor& i
   const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim(), "index_select()");
   check_select_index(self, wrapped, index);
   at::Tensor out =
-      empty_cpu(select_shape(self, wrapped, index), self.scalar_type(), "index_select");
+      empty_cpu(at::native::index_select_shape(self, wrapped, index), self.scalar_type(), "index_select");
   index_select_into(self, wrapped, index, out.data_ptr());
   return out;
 }

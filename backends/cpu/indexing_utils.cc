@@ -56,9 +56,9 @@ void check_index_range(const at::Tensor& index, int64_t size, int64_t dim,
   const int64_t n = index.numel();
   if (n == 0) return;
   auto check = [&](int64_t v) {
-    TORCH_CHECK_INDEX(v < size && (v >= 0 || (allow_negative && v >= -size)), op,
-                      ": index ", v, " is out of bounds for dimension ", dim,
-                      " with size ", size, ".");
+    if (!(v < size && (v >= 0 || (allow_negative && v >= -size)))) {
+      at::native::throw_index_out_of_bounds(op, v, dim, size);
+    }
   };
   auto scan = [&](auto tag) {
     using index_t = typename decltype(tag)::type;

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <vector>
 
+#include "aten/JoinUtils.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/nn.h"
 #include "backends/cpu/nn_utils.h"
@@ -15,10 +16,7 @@ namespace {
 
 void check_indices(const at::Tensor& indices, const char* op) {
   nn::check_defined(indices, op, "indices");
-  TORCH_CHECK(indices.scalar_type() == c10::kLong || indices.scalar_type() == c10::kInt,
-              op, ": Expected tensor for argument #1 'indices' to have one of the "
-              "following scalar types: Long, Int; but got ", indices.scalar_type(),
-              " instead. Convert the indices with .to(torch::kLong).");
+  at::native::check_embedding_indices(indices, op);
 }
 
 // The indices as int64, each checked against [0, rows).
@@ -34,9 +32,9 @@ std::vector<int64_t> checked_indices(const at::Tensor& indices, int64_t rows, co
     for (int64_t i = 0; i < n; ++i) out[i] = p[i];
   }
   for (int64_t i = 0; i < n; ++i) {
-    TORCH_CHECK_INDEX(out[i] >= 0 && out[i] < rows, op, ": index ", out[i],
-                      " is out of range for an embedding of ", rows, " rows (index out "
-                      "of range in self); indices must be in [0, ", rows - 1, "].");
+    if (out[i] < 0 || out[i] >= rows) {
+      at::native::throw_embedding_index_out_of_range(op, out[i], rows);
+    }
   }
   return out;
 }
@@ -48,9 +46,7 @@ at::Tensor embedding_cpu(const at::Tensor& weight, const at::Tensor& indices,
                          bool /*sparse*/) {
   const char* op = "embedding";
   nn::check_defined(weight, op, "weight");
-  TORCH_CHECK(weight.dim() == 2, op, ": 'weight' must be 2-D [num_embeddings, "
-              "embedding_dim], but got a ", weight.dim(), "-d tensor of shape ",
-              weight.sizes(), ".");
+  at::native::check_embedding_weight(weight, op);
   check_indices(indices, op);
   const std::vector<int64_t> idx = checked_indices(indices, weight.size(0), op);
   std::vector<int64_t> shape = indices.sizes().vec();
@@ -79,13 +75,8 @@ at::Tensor embedding_dense_backward_cpu(const at::Tensor& grad_output,
   nn::check_defined(grad_output, op, "grad_output");
   nn::check_floating(grad_output, op, "grad_output");
   check_indices(indices, op);
-  TORCH_CHECK(num_weights >= 0, op, ": num_weights must be non-negative, but got ",
-              num_weights, ".");
+  at::native::check_embedding_backward_shapes(grad_output, indices, num_weights, op);
   const int64_t n = indices.numel();
-  TORCH_CHECK(grad_output.dim() >= 1 && grad_output.numel() ==
-                  n * grad_output.size(-1) && (grad_output.dim() - 1 == indices.dim()),
-              op, ": grad_output must have shape indices.sizes() + [embedding_dim] (",
-              indices.sizes(), " + [D]), but got ", grad_output.sizes(), ".");
   const int64_t dim = grad_output.size(-1);
   const std::vector<int64_t> idx = checked_indices(indices, num_weights, op);
   std::vector<int64_t> counts;

@@ -1,5 +1,5 @@
-// backends/cuda/blas.cc — mm, mm.out and addmm on CUDA through cuBLAS, for
-// Float and Double. TF32 is off (CUBLAS_DEFAULT_MATH: full FP32 products),
+// backends/cuda/blas.cc — mm, mm.out, addmm and bmm on CUDA through cuBLAS,
+// for Float and Double. TF32 is off (CUBLAS_DEFAULT_MATH: full FP32 products),
 // as PyTorch's default torch.backends.cuda.matmul.allow_tf32 = False.
 //
 // Note [Row-major GEMM through cuBLAS]
@@ -11,9 +11,13 @@
 // CUBLAS_OP_T instead of being copied; any other layout is made contiguous.
 #include <cublas_v2.h>
 
+#include <algorithm>
+#include <cstdint>
+
 #include <mutex>
 
 #include "aten/Functions.h"
+#include "aten/LinalgChecks.h"
 #include "aten/Resize.h"
 #include "aten/Tensor.h"
 #include "backends/cuda/CUDAGuardImpl.h"
@@ -62,14 +66,10 @@ Operand operand(const at::Tensor& m) {
   return {c, CUBLAS_OP_N, std::max<int64_t>(1, c.size(1))};
 }
 
-void check_mm_args(const char* op, const at::Tensor& a, const at::Tensor& b) {
-  TORCH_CHECK(a.dim() == 2 && b.dim() == 2, op, ": expected 2-D matrices, got ",
-              a.dim(), "-D and ", b.dim(), "-D tensors.");
-  TORCH_CHECK(a.size(1) == b.size(0), op, ": shapes ", a.sizes(), " and ", b.sizes(),
-              " cannot be multiplied (", a.size(1), " != ", b.size(0), ").");
-  TORCH_CHECK(a.scalar_type() == b.scalar_type(), op,
-              ": expected both matrices to have the same dtype, got ",
-              a.scalar_type(), " and ", b.scalar_type(), ".");
+// The core's operand checks (as on the CPU), then what cuBLAS here takes:
+// Float or Double, both on one CUDA device.
+void check_mm_args(const char* op, const at::Tensor& a, const at::Tensor& b, int64_t dim = 2) {
+  at::native::check_matmul_operands(a, b, dim, op);
   TORCH_CHECK_NOT_IMPLEMENTED(
       a.scalar_type() == c10::kFloat || a.scalar_type() == c10::kDouble, op,
       ": dtype ", a.scalar_type(), " is not supported on CUDA yet (Float and "
@@ -150,9 +150,68 @@ at::Tensor addmm(const at::Tensor& self, const at::Tensor& mat1, const at::Tenso
   return out;
 }
 
+// A batch of matrices as cuBLAS's strided-batched GEMM takes it: every
+// matrix row- or column-major with one stride between matrices (0 for a
+// batch expanded from one matrix), else a contiguous copy.
+struct BatchOperand {
+  at::Tensor t;
+  cublasOperation_t op;
+  int64_t ld;
+  int64_t batch_stride;
+};
+
+BatchOperand batch_operand(const at::Tensor& m) {
+  const int64_t rows = m.size(1), cols = m.size(2);
+  if (m.stride(2) == 1 && m.stride(1) >= std::max<int64_t>(1, cols)) {
+    return {m, CUBLAS_OP_N, m.stride(1), m.stride(0)};
+  }
+  if (m.stride(1) == 1 && m.stride(2) >= std::max<int64_t>(1, rows)) {
+    return {m, CUBLAS_OP_T, m.stride(2), m.stride(0)};
+  }
+  at::Tensor c = m.contiguous();
+  return {c, CUBLAS_OP_N, std::max<int64_t>(1, cols), rows * cols};
+}
+
+// bmm: out[i] = a[i]·b[i] for each of the batch, in one strided-batched
+// cuBLAS call (Note [Row-major GEMM through cuBLAS] per matrix).
+at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
+  check_mm_args("bmm", self, mat2, 3);
+  const int64_t batch = self.size(0), n = self.size(1), k = self.size(2), m = mat2.size(2);
+  at::Tensor out = empty_cuda({batch, n, m}, self.scalar_type(), self.device(), "bmm");
+  if (batch == 0 || n == 0 || m == 0) return out;
+  if (k == 0) return out.fill_(0);
+  TORCH_CHECK(batch <= INT32_MAX && n <= INT32_MAX && m <= INT32_MAX && k <= INT32_MAX,
+              "bmm: sizes above 2^31 - 1 are not supported by cuBLAS; split the batch.");
+  c10::DeviceGuard guard(out.device());
+  cublasHandle_t h = handle(out.device().index());
+  check_cublas(cublasSetStream(h, static_cast<cudaStream_t>(current_stream(out.device()))),
+               "cublasSetStream");
+  const BatchOperand A = batch_operand(self), B = batch_operand(mat2);
+  const int64_t ldc = std::max<int64_t>(1, m);
+  if (out.scalar_type() == c10::kFloat) {
+    const float one = 1, zero = 0;
+    check_cublas(cublasSgemmStridedBatched(
+                     h, B.op, A.op, m, n, k, &one, static_cast<const float*>(B.t.data_ptr()),
+                     B.ld, B.batch_stride, static_cast<const float*>(A.t.data_ptr()), A.ld,
+                     A.batch_stride, &zero, static_cast<float*>(out.data_ptr()), ldc, n * m,
+                     static_cast<int>(batch)),
+                 "cublasSgemmStridedBatched");
+  } else {
+    const double one = 1, zero = 0;
+    check_cublas(cublasDgemmStridedBatched(
+                     h, B.op, A.op, m, n, k, &one, static_cast<const double*>(B.t.data_ptr()),
+                     B.ld, B.batch_stride, static_cast<const double*>(A.t.data_ptr()), A.ld,
+                     A.batch_stride, &zero, static_cast<double*>(out.data_ptr()), ldc, n * m,
+                     static_cast<int>(batch)),
+                 "cublasDgemmStridedBatched");
+  }
+  return out;
+}
+
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, CUDA, m) {
+  m.impl("bmm", TORCH_FN(bmm));
   m.impl("mm", TORCH_FN(mm));
   m.impl("mm.out", TORCH_FN(mm_out));
   m.impl("addmm", TORCH_FN(addmm));

@@ -164,6 +164,42 @@ struct RowReduce {
 };
 std::string launch_reduce_rows(const RowReduce& r, ReduceOp op, void* stream);
 
+// Note [CUDA index checks]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~
+// A kernel that reads indices checks each against [0, size) and, for one
+// that is not, keeps the smallest position of such an index in
+// *bad_position (atomicMin; all ones before the launch) and skips it. The
+// host reads that word, which waits for the kernel, and throws c10::IndexError
+// naming the index at that position: the CPU's error, for the same first bad
+// index, and the device stays usable (no device-side assert).
+struct IndexSelect {
+  const void* src = nullptr;  // contiguous [pre, size, post] elements
+  void* dst = nullptr;        // contiguous [pre, count, post] elements
+  const void* index = nullptr;  // `count` int64 (or int32) values, contiguous
+  bool index_is_int32 = false;
+  int64_t pre = 1, size = 0, post = 1, count = 0;
+  int element_size = 4;  // 1, 2, 4 or 8 bytes: any dtype
+  unsigned long long* bad_position = nullptr;
+};
+std::string launch_index_select(const IndexSelect& a, void* stream);
+
+// embedding_dense_backward: grad_weight (num_weights × dim, zero before the
+// call) gets grad[i] (n × dim, contiguous) added to row index[i], scaled by
+// 1 / count(index[i]) when `counts` is given (num_weights zeroed
+// accumulators), except rows equal to padding_idx. Float and double, with
+// atomicAdd: the order of additions, and so the last bits, vary per run.
+struct EmbeddingBackward {
+  const void* grad = nullptr;
+  const void* index = nullptr;
+  bool index_is_int32 = false;
+  int64_t n = 0, dim = 0, num_weights = 0, padding_idx = -1;
+  unsigned long long* counts = nullptr;
+  void* grad_weight = nullptr;
+  Dtype dtype = Dtype::kFloat;
+  unsigned long long* bad_position = nullptr;
+};
+std::string launch_embedding_backward(const EmbeddingBackward& a, void* stream);
+
 // Softmax or log_softmax of each row of the contiguous rows×cols matrix at
 // `in` into `out` (one block per row; rows < 2^31), and the backward:
 // grad_in from grad and the forward's output.

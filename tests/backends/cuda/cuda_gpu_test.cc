@@ -613,4 +613,54 @@ TEST_F(Gpu, ReductionsMatchTheCpu) {
               HasSubstr("std and var only support floating point"));
 }
 
+TEST_F(Gpu, BmmCatIndexSelectAndEmbeddingMatchTheCpu) {
+  const at::Tensor a = randn({4, 3, 5}), b = randn({4, 5, 2});
+  expect_close(at::bmm(a.to(cuda), b.to(cuda)), at::bmm(a, b), 1e-5, 1e-5);
+  // Transposed and expanded batches go to cuBLAS without copies.
+  const at::Tensor bt = randn({4, 2, 5}).transpose(1, 2);
+  expect_close(at::bmm(a.to(cuda), bt.to(cuda)), at::bmm(a, bt), 1e-5, 1e-5);
+  const at::Tensor one = randn({1, 5, 2}).expand({4, 5, 2});
+  expect_close(at::bmm(a.to(cuda), one.to(cuda)), at::bmm(a, one), 1e-5, 1e-5);
+  const at::Tensor c = randn({4, 3, 2});
+  expect_close(at::baddbmm(c.to(cuda), a.to(cuda), b.to(cuda), 0.5, 2),
+               at::baddbmm(c, a, b, 0.5, 2), 1e-5, 1e-5);
+  expect_close(at::matmul(a.to(cuda), b.to(cuda)), at::matmul(a, b), 1e-5, 1e-5);
+
+  const at::Tensor x = randn({2, 3}), y = randn({2, 4}), z = at::arange(6).reshape({2, 3});
+  expect_close(at::cat({x.to(cuda), y.to(cuda)}, 1), at::cat({x, y}, 1));
+  expect_close(at::cat({x.to(cuda), z.to(cuda)}, 0), at::cat({x, z}, 0));  // promotes
+  expect_close(at::stack({x.to(cuda), x.t().t().to(cuda)}, 1), at::stack({x, x}, 1));
+  at::Tensor out = at::empty({0}, at::TensorOptions().device(cuda));
+  at::cat_out(out, {x.to(cuda), x.to(cuda)}, -1);
+  expect_close(out, at::cat({x, x}, -1));
+
+  const at::Tensor table = randn({10, 4});
+  const at::Tensor idx = at::tensor({3, 0, 9, 3}, at::TensorOptions().dtype(c10::kLong));
+  expect_equal(at::index_select(table.to(cuda), 0, idx.to(cuda)), at::index_select(table, 0, idx));
+  expect_equal(at::index_select(table.t().to(cuda), 1, idx.to(cuda).to(c10::kInt)),
+               at::index_select(table.t(), 1, idx.to(c10::kInt)));
+  const at::Tensor ids = at::tensor({1, 2, 1, 7, 0, 1}, at::TensorOptions().dtype(c10::kLong))
+                             .reshape({2, 3});
+  expect_equal(at::embedding(table.to(cuda), ids.to(cuda)), at::embedding(table, ids));
+  const at::Tensor g = randn({2, 3, 4});
+  expect_close(at::embedding_dense_backward(g.to(cuda), ids.to(cuda), 10, -1, false),
+               at::embedding_dense_backward(g, ids, 10, -1, false), 1e-5, 1e-6);
+  expect_close(at::embedding_dense_backward(g.to(cuda), ids.to(cuda), 10, 1, true),
+               at::embedding_dense_backward(g, ids, 10, 1, true), 1e-5, 1e-6);
+  // Gradients through the engine.
+  at::Tensor ct = table.clone().set_requires_grad(true);
+  at::Tensor gt = table.to(cuda).set_requires_grad(true);
+  at::embedding(ct, ids).mul(g).sum().backward();
+  at::embedding(gt, ids.to(cuda)).mul(g.to(cuda)).sum().backward();
+  expect_close(gt.grad(), ct.grad(), 1e-5, 1e-6);
+  // A bad index is the CPU's IndexError, and the device stays usable.
+  const at::Tensor bad = at::tensor({1, 12, 2}, at::TensorOptions().dtype(c10::kLong));
+  const std::string cpu_error = ember_test::errorOf([&] { at::index_select(table, 0, bad); });
+  EXPECT_EQ(ember_test::errorOf([&] { at::index_select(table.to(cuda), 0, bad.to(cuda)); }),
+            cpu_error);
+  EXPECT_EQ(ember_test::errorOf([&] { at::embedding(table.to(cuda), bad.to(cuda)); }),
+            ember_test::errorOf([&] { at::embedding(table, bad); }));
+  expect_equal(at::index_select(table.to(cuda), 0, idx.to(cuda)), at::index_select(table, 0, idx));
+}
+
 }  // namespace

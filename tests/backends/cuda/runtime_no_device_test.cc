@@ -8,8 +8,11 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <ATen/cuda/CUDAEvent.h>
 #include <ATen/cuda/CachingHostAllocator.h>
@@ -200,7 +203,124 @@ TEST_F(NoDevice, EveryKernelIsRegisteredAndStopsAtTheDeviceCheck) {
               HasSubstr("half_to_float is not supported on CUDA"));
   // Argument checks come before the device: the user learns what is wrong.
   EXPECT_THAT(ember_test::errorOf([&] { at::mm(x, handMadeCudaTensor({3, 2})); }),
-              HasSubstr("mm: shapes [2, 2] and [3, 2] cannot be multiplied"));
+              HasSubstr("mm: mat1 and mat2 shapes cannot be multiplied (2x2 and 3x2)"));
+}
+
+// The op list written on 2026-11-27 without a GPU: every kernel is registered
+// for the CUDA key (no "no kernel" error) and stops at the device check; CPU
+// scalars and Scalar overloads reach it too.
+TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
+  const std::string prefix = expectedPrefix();
+  const at::Tensor x = handMadeCudaTensor({2, 2});
+  const at::Tensor l = handMadeCudaTensor({2, 2}, c10::kLong);
+  const at::Tensor b = handMadeCudaTensor({2, 2}, c10::kBool);
+  at::Tensor y = x;
+  using F = std::function<void()>;
+  const std::vector<std::pair<const char*, F>> calls = {
+      {"mul.Scalar", [&] { x.mul(2.5); }},
+      {"cpu 0-dim", [&] { at::add(x, at::full({}, 2.0)); }},
+      {"eq", [&] { at::eq(x, x); }},
+      {"lt.Scalar", [&] { at::lt(x, 0.5); }},
+      {"ge_", [&] { y.ge_(x); }},
+      {"logical_and", [&] { at::logical_and(x, l); }},
+      {"logical_not", [&] { at::logical_not(x); }},
+      {"isnan", [&] { at::isnan(x); }},
+      {"isinf", [&] { at::isinf(x); }},
+      {"bitwise_and", [&] { at::bitwise_and(l, 3); }},
+      {"bitwise_not", [&] { at::bitwise_not(b); }},
+      {"maximum", [&] { at::maximum(x, x); }},
+      {"minimum", [&] { at::minimum(x, l); }},
+      {"pow", [&] { at::pow(x, x); }},
+      {"pow.Tensor_Scalar", [&] { at::pow(x, 2); }},
+      {"pow.Scalar", [&] { at::pow(2, x); }},
+      {"sign", [&] { at::sign(x); }},
+      {"floor", [&] { at::floor(x); }},
+      {"round", [&] { at::round(x, 2); }},
+      {"sin", [&] { at::sin(x); }},
+      {"rsqrt", [&] { at::rsqrt(x); }},
+      {"where", [&] { at::where(b, x, x); }},
+      {"where.ScalarOther", [&] { at::where(b, x, 0.0); }},
+      {"clamp", [&] { at::clamp(x, -1, 1); }},
+      {"clamp.Tensor", [&] { at::clamp(x, x, x); }},
+      {"clamp_min", [&] { at::clamp_min(x, 0); }},
+      {"addcmul", [&] { at::addcmul(x, x, x, 2); }},
+      {"addcdiv", [&] { at::addcdiv(x, x, x); }},
+      {"lerp", [&] { at::lerp(x, x, 0.5); }},
+      {"leaky_relu", [&] { at::leaky_relu(x); }},
+      {"gelu", [&] { at::gelu(x, "tanh"); }},
+      {"silu", [&] { at::silu(x); }},
+      {"elu", [&] { at::elu(x); }},
+      {"softplus", [&] { at::softplus(x); }},
+      {"hardtanh", [&] { at::hardtanh(x); }},
+      {"gelu_backward", [&] { at::gelu_backward(x, x); }},
+      {"silu_backward", [&] { at::silu_backward(x, x); }},
+      {"sigmoid_backward", [&] { at::sigmoid_backward(x, x); }},
+      {"hardtanh_backward", [&] { at::hardtanh_backward(x, x, -1, 1); }},
+      {"prod", [&] { at::prod(x); }},
+      {"prod.dim_int", [&] { at::prod(l, 1); }},
+      {"amax", [&] { at::amax(x, {0}); }},
+      {"max", [&] { x.max(); }},
+      {"max.dim", [&] { x.max(1); }},
+      {"argmax", [&] { x.argmax(); }},
+      {"argmin.dim", [&] { x.argmin(0); }},
+      {"var", [&] { at::var(x, {1}); }},
+      {"std_mean", [&] { at::std_mean(x); }},
+      {"all", [&] { at::all(b); }},
+      {"any.dim", [&] { at::any(x, 1); }},
+      {"sum.IntList_out", [&] { at::sum_out(y, x, {1}); }},
+      {"bmm", [&] { at::bmm(handMadeCudaTensor({2, 2, 3}), handMadeCudaTensor({2, 3, 2})); }},
+      {"cat", [&] { at::cat({x, x}, 1); }},
+      {"index_select", [&] { at::index_select(x, 0, handMadeCudaTensor({2}, c10::kLong)); }},
+      {"embedding", [&] { at::embedding(x, handMadeCudaTensor({3}, c10::kLong)); }},
+      {"embedding_dense_backward",
+       [&] { at::embedding_dense_backward(x, handMadeCudaTensor({2}, c10::kLong), 4, -1, false); }},
+  };
+  for (const auto& [name, call] : calls) {
+    EXPECT_THAT(ember_test::errorOf(call), StartsWith(prefix)) << name;
+  }
+}
+
+// Argument errors come before the device, in the CPU's words (the checks are
+// the core's: aten/PointwiseChecks.h, ReduceUtils.h, JoinUtils.h,
+// LinalgChecks.h).
+TEST_F(NoDevice, ArgumentErrorsAreTheCpusAndComeFirst) {
+  const at::Tensor x = handMadeCudaTensor({2, 2});
+  const at::Tensor b = handMadeCudaTensor({2, 2}, c10::kBool);
+  const at::Tensor l = handMadeCudaTensor({2, 2}, c10::kLong);
+  const at::Tensor cx = at::ones({2, 2});
+  const at::Tensor cb = at::ones({2, 2}, at::TensorOptions().dtype(c10::kBool));
+  const at::Tensor cl = at::ones({2, 2}, at::TensorOptions().dtype(c10::kLong));
+  using F = std::function<void(const at::Tensor&, const at::Tensor&, const at::Tensor&)>;
+  const std::vector<std::pair<const char*, F>> calls = {
+      {"sub bool", [](auto&, auto& b, auto&) { at::sub(b, b); }},
+      {"neg bool", [](auto&, auto& b, auto&) { at::neg(b); }},
+      {"floor bool", [](auto&, auto& b, auto&) { at::floor(b); }},
+      {"where condition", [](auto& x, auto&, auto&) { at::where(x, x, x); }},
+      {"clamp no bounds", [](auto& x, auto&, auto&) {
+         at::clamp(x, std::optional<c10::Scalar>(), std::optional<c10::Scalar>());
+       }},
+      {"round decimals", [](auto&, auto&, auto& l) { at::round(l, 2); }},
+      {"bitwise_not float", [](auto& x, auto&, auto&) { at::bitwise_not(x); }},
+      {"gelu approximate", [](auto& x, auto&, auto&) { at::gelu(x, "fast"); }},
+      {"addcdiv ints", [](auto&, auto&, auto& l) { at::addcdiv(l, l, l); }},
+      {"lerp dtypes", [](auto& x, auto&, auto& l) { at::lerp(x, l, 0.5); }},
+      {"leaky_relu_backward", [](auto& x, auto&, auto&) {
+         at::leaky_relu_backward(x, x, -0.5, true);
+       }},
+      {"var ints", [](auto&, auto&, auto& l) { at::var(l); }},
+      {"amax dims", [](auto& x, auto&, auto&) { at::amax(x, {0, 0}); }},
+      {"max.dim range", [](auto& x, auto&, auto&) { x.max(5); }},
+      {"mm shapes", [](auto& x, auto&, auto&) { at::mm(x, x.reshape({4, 1})); }},
+      {"bmm dims", [](auto& x, auto&, auto&) { at::bmm(x, x); }},
+      {"cat dims", [](auto& x, auto&, auto&) { at::cat({x, x.reshape({4})}); }},
+      {"index_select dtype", [](auto& x, auto&, auto&) { at::index_select(x, 0, x); }},
+      {"embedding weight", [](auto& x, auto&, auto& l) { at::embedding(x.reshape({4}), l); }},
+  };
+  for (const auto& [name, call] : calls) {
+    const std::string cpu = ember_test::errorOf([&] { call(cx, cb, cl); });
+    EXPECT_NE(cpu, "<no error>") << name;
+    EXPECT_EQ(ember_test::errorOf([&] { call(x, b, l); }), cpu) << name;
+  }
 }
 
 TEST_F(NoDevice, EmptyCacheWithoutADeviceDoesNothing) {

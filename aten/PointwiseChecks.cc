@@ -160,5 +160,12 @@ void check_pow_scalar_exponent(c10::ScalarType result, const c10::Scalar& expone
   }
 }
 
+void throw_zero_division(const char* op) {
+  TORCH_CHECK(false, op, ": ZeroDivisionError: integer division or remainder by zero. "
+              "Make sure the divisor has no zeros, or divide floating-point "
+              "tensors (which give inf or nan).");
+  __builtin_unreachable();
+}
+
 }  // namespace native
 }  // namespace at

@@ -53,5 +53,9 @@ void check_round_decimals(const Tensor& self, const char* op);
 void check_pow_scalar_exponent(c10::ScalarType result, const c10::Scalar& exponent,
                                const char* op);
 
+// Integer division or remainder by zero: PyTorch's ZeroDivisionError, as a
+// c10::Error naming `op`.
+[[noreturn]] void throw_zero_division(const char* op);
+
 }  // namespace native
 }  // namespace at

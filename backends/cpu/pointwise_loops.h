@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "aten/PointwiseChecks.h"
 #include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/parallel.h"
@@ -308,10 +309,7 @@ class ZeroDivisionFlag {
  public:
   void raise() const { raised_.store(true, std::memory_order_relaxed); }
   void throw_if_raised(const char* op) const {
-    TORCH_CHECK(!raised_.load(std::memory_order_relaxed), op,
-                ": ZeroDivisionError: integer division or remainder by zero. "
-                "Make sure the divisor has no zeros, or divide floating-point "
-                "tensors (which give inf or nan).");
+    if (raised_.load(std::memory_order_relaxed)) at::native::throw_zero_division(op);
   }
 
  private:

@@ -1,6 +1,6 @@
 // backends/cuda/pointwise_ops.cc — the pointwise ops on the CUDA key: add/
 // sub/mul/div, the unary math and rounding ops, comparisons and logical ops,
-// bitwise ops, pow, maximum/minimum, where, clamp, addcmul/addcdiv, lerp and
+// bitwise ops, fmod/remainder, pow, maximum/minimum, where, clamp, addcmul/addcdiv, lerp and
 // the activations with their backward ops. Each runs the GPU TensorIterator
 // (shapes, promotion, out= rules; 0-dim CPU operands and Scalars taken by
 // value: Note [CPU scalars on a device]) and one kernel of kernels/. The
@@ -213,7 +213,6 @@ EMBER_CUDA_TENSOR_SCALAR_OPS(lt, run_lt)
 EMBER_CUDA_TENSOR_SCALAR_OPS(le, run_le)
 EMBER_CUDA_TENSOR_SCALAR_OPS(gt, run_gt)
 EMBER_CUDA_TENSOR_SCALAR_OPS(ge, run_ge)
-#undef EMBER_CUDA_TENSOR_SCALAR_OPS
 
 #define EMBER_CUDA_LOGICAL_OP(name, kind)                                               \
   at::Tensor name(const at::Tensor& self, const at::Tensor& other) {                    \
@@ -232,6 +231,44 @@ EMBER_CUDA_LOGICAL_OP(logical_and, CompareOp::kLogicalAnd)
 EMBER_CUDA_LOGICAL_OP(logical_or, CompareOp::kLogicalOr)
 EMBER_CUDA_LOGICAL_OP(logical_xor, CompareOp::kLogicalXor)
 #undef EMBER_CUDA_LOGICAL_OP
+
+// ---- fmod / remainder ---------------------------------------------------------------------
+
+// An integer divisor of zero raises a device word the host reads after the
+// kernel (which waits for it), to throw the CPU's ZeroDivisionError; floating
+// operands give inf or NaN and need no check.
+at::Tensor run_modulo(const char* op, BinaryOp kind, const at::Tensor& out,
+                      const at::Tensor& a, const at::Tensor& b) {
+  at::native::refuse_bool_pair(a, b, op);
+  CUDAIterator iter(at::TensorIteratorConfig(op).add_output(out).add_input(a).add_input(b));
+  const kernels::Dtype dtype = compute_dtype(iter, op, false);
+  OpParams p;
+  at::Tensor flag;
+  if (!c10::isFloatingType(iter.common_dtype())) {
+    flag = empty_cuda({1}, c10::kInt, iter.device(), op);
+    flag.fill_(0);
+    p.zero_division = static_cast<unsigned*>(flag.data_ptr());
+  }
+  iter.run(op, [&](const kernels::Iteration& it, void* stream) {
+    return kernels::launch_binary(it, kind, dtype, p, stream);
+  });
+  if (flag.defined() && flag.item<int32_t>() != 0) at::native::throw_zero_division(op);
+  return iter.output();
+}
+#define EMBER_CUDA_MODULO_RUN(name, kind)                                               \
+  at::Tensor run_##name(const char* op, const at::Tensor& out, const at::Tensor& a,     \
+                        const at::Tensor& b) {                                          \
+    return run_modulo(op, kind, out, a, b);                                             \
+  }
+EMBER_CUDA_MODULO_RUN(fmod, BinaryOp::kFmod)
+EMBER_CUDA_MODULO_RUN(remainder, BinaryOp::kRemainder)
+#undef EMBER_CUDA_MODULO_RUN
+EMBER_CUDA_TENSOR_SCALAR_OPS(fmod, run_fmod)
+EMBER_CUDA_TENSOR_SCALAR_OPS(remainder, run_remainder)
+#undef EMBER_CUDA_TENSOR_SCALAR_OPS
+at::Tensor remainder_scalar_tensor(const c10::Scalar& self, const at::Tensor& other) {
+  return run_remainder("remainder", at::Tensor(), wrap(self), other);
+}
 
 // ---- pow ------------------------------------------------------------------------------------
 
@@ -818,6 +855,8 @@ TORCH_LIBRARY_IMPL(aten, CUDA, m) {
   EMBER_CUDA_REGISTER_TENSOR_SCALAR(bitwise_and)
   EMBER_CUDA_REGISTER_TENSOR_SCALAR(bitwise_or)
   EMBER_CUDA_REGISTER_TENSOR_SCALAR(bitwise_xor)
+  EMBER_CUDA_REGISTER_TENSOR_SCALAR(fmod)
+  EMBER_CUDA_REGISTER_TENSOR_SCALAR(remainder)
 #undef EMBER_CUDA_REGISTER_TENSOR_SCALAR
 #define EMBER_CUDA_REGISTER_THREE(name)        \
   m.impl(#name, TORCH_FN(name));               \
@@ -860,6 +899,7 @@ TORCH_LIBRARY_IMPL(aten, CUDA, m) {
   m.impl("round.decimals_out", TORCH_FN(round_decimals_out));
   m.impl("isnan", TORCH_FN(isnan));
   m.impl("isinf", TORCH_FN(isinf));
+  m.impl("remainder.Scalar_Tensor", TORCH_FN(remainder_scalar_tensor));
   m.impl("pow.Tensor_Tensor", TORCH_FN(pow));
   m.impl("pow.Tensor_Tensor_out", TORCH_FN(pow_out));
   m.impl("pow.Tensor_Scalar", TORCH_FN(pow_tensor_scalar));

@@ -33,6 +33,7 @@ using std::exp;
 using std::expm1;
 using std::fabs;
 using std::floor;
+using std::fmod;
 using std::isinf;
 using std::log;
 using std::log1p;
@@ -131,6 +132,12 @@ EMBER_HD T floating_binary(BinaryOp op, T a, T b, const OpParams& p) {
     case BinaryOp::kPow: return pow(a, b);
     case BinaryOp::kClampMin: return clamp_below(a, b);
     case BinaryOp::kClampMax: return clamp_above(a, b);
+    case BinaryOp::kFmod:
+    case BinaryOp::kRemainder: {
+      T r = fmod(a, b);
+      if (op == BinaryOp::kRemainder && r != T(0) && ((b < T(0)) != (r < T(0)))) r += b;
+      return r;
+    }
     case BinaryOp::kSigmoidBackward: return a * (T(1) - b) * b;
     case BinaryOp::kTanhBackward: return a * (T(1) - b * b);
     case BinaryOp::kSiluBackward: {
@@ -174,6 +181,23 @@ EMBER_HD T integral_binary(BinaryOp op, T a, T b, const OpParams& p) {
     case BinaryOp::kBitAnd: return a & b;
     case BinaryOp::kBitOr: return a | b;
     case BinaryOp::kBitXor: return a ^ b;
+    case BinaryOp::kFmod:
+    case BinaryOp::kRemainder: {
+      if (b == T(0)) {
+        if (p.zero_division != nullptr) *p.zero_division = 1u;
+        return T(0);
+      }
+      if constexpr (std::is_signed<T>::value) {
+        if (b == T(-1)) return T(0);  // INT_MIN % -1 overflows
+      }
+      T r = static_cast<T>(a % b);
+      if constexpr (std::is_signed<T>::value) {
+        if (op == BinaryOp::kRemainder && r != T(0) && ((r < T(0)) != (b < T(0)))) {
+          r = static_cast<T>(r + b);
+        }
+      }
+      return r;
+    }
     case BinaryOp::kHardtanhBackward: {
       const double v = static_cast<double>(b);
       return v <= p.d[0] || v >= p.d[1] ? T(0) : a;

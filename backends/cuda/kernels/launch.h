@@ -51,6 +51,9 @@ struct OpParams {
   double d[3] = {0, 0, 0};
   int64_t i[2] = {0, 0};
   int flag = 0;
+  // Set to 1 by an integer division by zero (kFmod, kRemainder); device
+  // memory the host reads after the launch (the CPU's ZeroDivisionError).
+  unsigned* zero_division = nullptr;
 };
 
 // Out-of-line launches; `stream` is a cudaStream_t. Each returns "" or the
@@ -67,6 +70,9 @@ std::string launch_fill(const Iteration& it, int size, uint64_t bits, void* stre
 //                        give 0 unless the base is 1 or -1), else pow
 //   kBitAnd/Or/Xor       integral and Bool
 //   kClampMin, kClampMax max(a, b) / min(a, b), NaN in either gives NaN
+//   kFmod, kRemainder    C's fmod (the dividend's sign) and Python's %
+//                        (the divisor's sign); an integer divisor of 0 gives
+//                        0 and raises *zero_division
 // The backward ops (floating): a is the gradient, b the saved tensor.
 //   kSigmoidBackward     b is the result: a * (1 - b) * b
 //   kTanhBackward        b is the result: a * (1 - b^2)
@@ -77,7 +83,7 @@ std::string launch_fill(const Iteration& it, int size, uint64_t bits, void* stre
 //   kHardtanhBackward    d = {min_val, max_val}
 enum class BinaryOp : int {
   kAdd, kSub, kMul, kDiv, kMaximum, kMinimum, kPow, kBitAnd, kBitOr, kBitXor,
-  kClampMin, kClampMax, kSigmoidBackward, kTanhBackward, kSiluBackward,
+  kClampMin, kClampMax, kFmod, kRemainder, kSigmoidBackward, kTanhBackward, kSiluBackward,
   kGeluBackward, kEluBackward, kSoftplusBackward, kLeakyReluBackward,
   kHardtanhBackward
 };

@@ -457,6 +457,12 @@ TEST_F(Gpu, ComparisonsAndLogicalOpsMatchTheCpu) {
   expect_equal(at::bitwise_or(i.to(cuda), j.to(cuda)), at::bitwise_or(i, j));
   expect_equal(at::bitwise_xor(i.gt(3).to(cuda), i.lt(9).to(cuda)),
                at::bitwise_xor(i.gt(3), i.lt(9)));
+  expect_close(at::fmod(ga, gb.add(0.5)), at::fmod(a, b.add(0.5)));
+  expect_close(at::remainder(ga, -1.5), at::remainder(a, -1.5));
+  expect_equal(at::remainder(i.sub(7).to(cuda), 3), at::remainder(i.sub(7), 3));
+  expect_equal(at::fmod(i.sub(7).to(cuda), -3), at::fmod(i.sub(7), -3));
+  EXPECT_EQ(ember_test::errorOf([&] { at::fmod(i.to(cuda), i.mul(0).to(cuda)); }),
+            ember_test::errorOf([&] { at::fmod(i, i.mul(0)); }));
   expect_equal(at::maximum(ga, gb), at::maximum(a, b));
   expect_equal(at::minimum(i.to(cuda), ga), at::minimum(i, a));
   const at::Tensor nan_max = at::maximum(special.to(cuda), at::zeros({5}).to(cuda));

@@ -184,6 +184,11 @@ TEST(ElementOps, BinaryOpsMatchTheCpu) {
                [](T a, T b) { return at::bitwise_or(a, b); });
   check_binary("bitwise_xor", k::BinaryOp::kBitXor, {}, integral,
                [](T a, T b) { return at::bitwise_xor(a, b); });
+  // Integer fmod/remainder: IntegerFmodRemainderMatchTheCpuAndRaiseZeroDivision.
+  check_binary("fmod", k::BinaryOp::kFmod, {}, kFloating,
+               [](T a, T b) { return at::fmod(a, b); });
+  check_binary("remainder", k::BinaryOp::kRemainder, {}, kFloating,
+               [](T a, T b) { return at::remainder(a, b); });
   check_binary("clamp_min", k::BinaryOp::kClampMin, {}, kNumeric,
                [](T a, T b) { return at::clamp_min(a, b); });
   check_binary("clamp_max", k::BinaryOp::kClampMax, {}, kNumeric,
@@ -308,6 +313,39 @@ TEST(ElementOps, PredicatesAndComparisonsMatchTheCpu) {
             EXPECT_EQ(expected[i * n + j] != 0,
                       k::compare_value<V>(op, static_cast<V>(av[i]), static_cast<V>(av[j])))
                 << "a=" << show(av[i]) << " b=" << show(av[j]);
+          }
+        }
+      });
+    }
+  }
+}
+
+// Integer fmod/remainder against the CPU where the divisor is not 0, and the
+// zero-division word raised where it is (the host then throws the CPU's
+// ZeroDivisionError).
+TEST(ElementOps, IntegerFmodRemainderMatchTheCpuAndRaiseZeroDivision) {
+  for (k::BinaryOp op : {k::BinaryOp::kFmod, k::BinaryOp::kRemainder}) {
+    for (ScalarType t : {ScalarType::Long, ScalarType::Int}) {
+      SCOPED_TRACE(c10::toString(t));
+      const std::vector<double> v = values_of(t);
+      with_type(t, [&](auto tag) {
+        using V = decltype(tag);
+        for (double a : v) {
+          for (double b : v) {
+            unsigned raised = 0;
+            k::OpParams p;
+            p.zero_division = &raised;
+            const double got = static_cast<double>(
+                k::binary_value<V>(op, static_cast<V>(a), static_cast<V>(b), p));
+            if (b == 0) {
+              EXPECT_EQ(raised, 1u);
+              continue;
+            }
+            EXPECT_EQ(raised, 0u);
+            const at::Tensor ta = tensor_of({a}, t), tb = tensor_of({b}, t);
+            const at::Tensor want = op == k::BinaryOp::kFmod ? at::fmod(ta, tb)
+                                                             : at::remainder(ta, tb);
+            EXPECT_EQ(doubles(want)[0], got) << show(a) << " % " << show(b);
           }
         }
       });

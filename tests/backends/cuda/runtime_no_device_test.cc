@@ -230,6 +230,8 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
       {"bitwise_not", [&] { at::bitwise_not(b); }},
       {"maximum", [&] { at::maximum(x, x); }},
       {"minimum", [&] { at::minimum(x, l); }},
+      {"fmod", [&] { at::fmod(x, x); }},
+      {"remainder.Scalar", [&] { at::remainder(l, 3); }},
       {"pow", [&] { at::pow(x, x); }},
       {"pow.Tensor_Scalar", [&] { at::pow(x, 2); }},
       {"pow.Scalar", [&] { at::pow(2, x); }},
@@ -307,6 +309,7 @@ TEST_F(NoDevice, ArgumentErrorsAreTheCpusAndComeFirst) {
       {"leaky_relu_backward", [](auto& x, auto&, auto&) {
          at::leaky_relu_backward(x, x, -0.5, true);
        }},
+      {"fmod bool", [](auto&, auto& b, auto&) { at::fmod(b, b); }},
       {"var ints", [](auto&, auto&, auto& l) { at::var(l); }},
       {"amax dims", [](auto& x, auto&, auto&) { at::amax(x, {0, 0}); }},
       {"max.dim range", [](auto& x, auto&, auto&) { x.max(5); }},

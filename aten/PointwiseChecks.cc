@@ -160,6 +160,14 @@ void check_pow_scalar_exponent(c10::ScalarType result, const c10::Scalar& expone
   }
 }
 
+DivMode div_rounding_mode(const std::optional<c10::string_view>& mode, const char* op) {
+  if (!mode.has_value()) return DivMode::kTrue;
+  if (*mode == "trunc") return DivMode::kTrunc;
+  if (*mode == "floor") return DivMode::kFloor;
+  C10_THROW_ERROR(Error, op, ": expected rounding_mode to be one of None, "
+                  "'trunc', or 'floor' but found '", std::string(*mode), "'.");
+}
+
 void throw_zero_division(const char* op) {
   TORCH_CHECK(false, op, ": ZeroDivisionError: integer division or remainder by zero. "
               "Make sure the divisor has no zeros, or divide floating-point "

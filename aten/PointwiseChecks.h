@@ -5,6 +5,8 @@
 // passes (the iterator reports it).
 #pragma once
 
+#include <optional>
+
 #include "aten/Tensor.h"
 #include "c10/core/Scalar.h"
 #include "c10/core/ScalarType.h"
@@ -52,6 +54,11 @@ void check_round_decimals(const Tensor& self, const char* op);
 // an integral result.
 void check_pow_scalar_exponent(c10::ScalarType result, const c10::Scalar& exponent,
                                const char* op);
+
+// div's rounding_mode: none (true division), "trunc" or "floor"; anything
+// else is refused in PyTorch's words.
+enum class DivMode { kTrue, kTrunc, kFloor };
+DivMode div_rounding_mode(const std::optional<c10::string_view>& mode, const char* op);
 
 // Integer division or remainder by zero: PyTorch's ZeroDivisionError, as a
 // c10::Error naming `op`.

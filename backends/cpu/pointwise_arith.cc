@@ -97,16 +97,7 @@ void run_div(TensorIterator& iter, const char* op) {
 
 // ---- div with rounding_mode ---------------------------------------------------
 
-enum class RoundingMode { kTrue, kTrunc, kFloor };
-
-RoundingMode rounding_mode_of(const std::optional<c10::string_view>& mode,
-                              const char* op) {
-  if (!mode.has_value()) return RoundingMode::kTrue;
-  if (*mode == "trunc") return RoundingMode::kTrunc;
-  if (*mode == "floor") return RoundingMode::kFloor;
-  C10_THROW_ERROR(Error, op, ": expected rounding_mode to be one of None, "
-                  "'trunc', or 'floor' but found '", std::string(*mode), "'.");
-}
+using RoundingMode = at::native::DivMode;
 
 // Python's floor division of floats: the quotient of the exact remainder
 // decomposition, so that a == b * q + remainder(a, b) as closely as the
@@ -171,7 +162,7 @@ void run_div_rounding(TensorIterator& iter, RoundingMode mode, const char* op) {
 at::Tensor div_mode_into(const char* op, const at::Tensor& out, const at::Tensor& self,
                          const at::Tensor& other,
                          const std::optional<c10::string_view>& rounding_mode) {
-  const RoundingMode mode = rounding_mode_of(rounding_mode, op);
+  const RoundingMode mode = at::native::div_rounding_mode(rounding_mode, op);
   if (mode == RoundingMode::kTrue) {
     TensorIterator iter(
         binary_config(op, out, self, other).promote_integer_inputs_to_float(true));

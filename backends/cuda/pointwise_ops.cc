@@ -237,9 +237,8 @@ EMBER_CUDA_LOGICAL_OP(logical_xor, CompareOp::kLogicalXor)
 // An integer divisor of zero raises a device word the host reads after the
 // kernel (which waits for it), to throw the CPU's ZeroDivisionError; floating
 // operands give inf or NaN and need no check.
-at::Tensor run_modulo(const char* op, BinaryOp kind, const at::Tensor& out,
-                      const at::Tensor& a, const at::Tensor& b) {
-  at::native::refuse_bool_pair(a, b, op);
+at::Tensor run_checked_division(const char* op, BinaryOp kind, const at::Tensor& out,
+                                const at::Tensor& a, const at::Tensor& b) {
   CUDAIterator iter(at::TensorIteratorConfig(op).add_output(out).add_input(a).add_input(b));
   const kernels::Dtype dtype = compute_dtype(iter, op, false);
   OpParams p;
@@ -258,7 +257,8 @@ at::Tensor run_modulo(const char* op, BinaryOp kind, const at::Tensor& out,
 #define EMBER_CUDA_MODULO_RUN(name, kind)                                               \
   at::Tensor run_##name(const char* op, const at::Tensor& out, const at::Tensor& a,     \
                         const at::Tensor& b) {                                          \
-    return run_modulo(op, kind, out, a, b);                                             \
+    at::native::refuse_bool_pair(a, b, op);                                             \
+    return run_checked_division(op, kind, out, a, b);                                   \
   }
 EMBER_CUDA_MODULO_RUN(fmod, BinaryOp::kFmod)
 EMBER_CUDA_MODULO_RUN(remainder, BinaryOp::kRemainder)
@@ -266,6 +266,33 @@ EMBER_CUDA_MODULO_RUN(remainder, BinaryOp::kRemainder)
 EMBER_CUDA_TENSOR_SCALAR_OPS(fmod, run_fmod)
 EMBER_CUDA_TENSOR_SCALAR_OPS(remainder, run_remainder)
 #undef EMBER_CUDA_TENSOR_SCALAR_OPS
+// div with rounding_mode: true division as div, else truncating or flooring
+// in the promoted dtype (integers stay integers).
+at::Tensor run_div_mode(const char* op, const at::Tensor& out, const at::Tensor& a,
+                        const at::Tensor& b, const std::optional<c10::string_view>& mode) {
+  switch (at::native::div_rounding_mode(mode, op)) {
+    case at::native::DivMode::kTrue: return binary(op, BinaryOp::kDiv, out, a, b, true);
+    case at::native::DivMode::kTrunc: return run_checked_division(op, BinaryOp::kDivTrunc, out, a, b);
+    case at::native::DivMode::kFloor: return run_checked_division(op, BinaryOp::kDivFloor, out, a, b);
+  }
+  return at::Tensor();
+}
+at::Tensor div_tensor_mode(const at::Tensor& self, const at::Tensor& other,
+                           std::optional<c10::string_view> mode) {
+  return run_div_mode("div", at::Tensor(), self, other, mode);
+}
+at::Tensor& div_tensor_mode_(at::Tensor& self, const at::Tensor& other,
+                             std::optional<c10::string_view> mode) {
+  run_div_mode("div_", self, self, other, mode);
+  return self;
+}
+at::Tensor& div_out_mode(const at::Tensor& self, const at::Tensor& other,
+                         std::optional<c10::string_view> mode, at::Tensor& out) {
+  check_out(out, "div");
+  run_div_mode("div", out, self, other, mode);
+  return out;
+}
+
 at::Tensor remainder_scalar_tensor(const c10::Scalar& self, const at::Tensor& other) {
   return run_remainder("remainder", at::Tensor(), wrap(self), other);
 }
@@ -835,6 +862,9 @@ TORCH_LIBRARY_IMPL(aten, CUDA, m) {
   m.impl("div.Tensor", TORCH_FN(div));
   m.impl("div_.Tensor", TORCH_FN(div_));
   m.impl("div.out", TORCH_FN(div_out));
+  m.impl("div.Tensor_mode", TORCH_FN(div_tensor_mode));
+  m.impl("div_.Tensor_mode", TORCH_FN(div_tensor_mode_));
+  m.impl("div.out_mode", TORCH_FN(div_out_mode));
   m.impl("maximum", TORCH_FN(maximum));
   m.impl("maximum.out", TORCH_FN(maximum_out));
   m.impl("minimum", TORCH_FN(minimum));

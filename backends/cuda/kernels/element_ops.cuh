@@ -27,6 +27,7 @@ namespace kernels {
 // On the host the math functions are <cmath>'s overloads (nvcc declares its
 // own for float and double).
 using std::ceil;
+using std::copysign;
 using std::cos;
 using std::erfc;
 using std::exp;
@@ -120,6 +121,21 @@ EMBER_HD T integer_pow(T base, T exponent) {
   return static_cast<T>(result);
 }
 
+// Python's floor division of floats: the quotient of the exact remainder
+// decomposition (plain floor(a / b) is off by one when a / b rounds up to an
+// integer); division by zero gives a / b.
+template <typename T>
+EMBER_HD T floor_divide_floating(T a, T b) {
+  if (b == T(0)) return a / b;
+  const T mod = fmod(a, b);
+  T div = (a - mod) / b;
+  if (mod != T(0) && (b < T(0)) != (mod < T(0))) div -= T(1);
+  if (div == T(0)) return copysign(T(0), a / b);
+  T floordiv = floor(div);
+  if (div - floordiv > T(0.5)) floordiv += T(1);
+  return floordiv;
+}
+
 template <typename T>
 EMBER_HD T floating_binary(BinaryOp op, T a, T b, const OpParams& p) {
   switch (op) {
@@ -132,6 +148,8 @@ EMBER_HD T floating_binary(BinaryOp op, T a, T b, const OpParams& p) {
     case BinaryOp::kPow: return pow(a, b);
     case BinaryOp::kClampMin: return clamp_below(a, b);
     case BinaryOp::kClampMax: return clamp_above(a, b);
+    case BinaryOp::kDivTrunc: return trunc(a / b);
+    case BinaryOp::kDivFloor: return floor_divide_floating(a, b);
     case BinaryOp::kFmod:
     case BinaryOp::kRemainder: {
       T r = fmod(a, b);
@@ -181,6 +199,24 @@ EMBER_HD T integral_binary(BinaryOp op, T a, T b, const OpParams& p) {
     case BinaryOp::kBitAnd: return a & b;
     case BinaryOp::kBitOr: return a | b;
     case BinaryOp::kBitXor: return a ^ b;
+    case BinaryOp::kDivTrunc:
+    case BinaryOp::kDivFloor: {
+      if (b == T(0)) {
+        if (p.zero_division != nullptr) *p.zero_division = 1u;
+        return T(0);
+      }
+      if constexpr (std::is_signed<T>::value) {
+        if (b == T(-1)) return static_cast<T>(U(0) - ua);  // INT_MIN / -1 wraps
+      }
+      T q = static_cast<T>(a / b);
+      if constexpr (std::is_signed<T>::value) {
+        const T r = static_cast<T>(a % b);
+        if (op == BinaryOp::kDivFloor && r != T(0) && ((r < T(0)) != (b < T(0)))) {
+          q = static_cast<T>(q - 1);
+        }
+      }
+      return q;
+    }
     case BinaryOp::kFmod:
     case BinaryOp::kRemainder: {
       if (b == T(0)) {

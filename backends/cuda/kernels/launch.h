@@ -70,6 +70,9 @@ std::string launch_fill(const Iteration& it, int size, uint64_t bits, void* stre
 //                        give 0 unless the base is 1 or -1), else pow
 //   kBitAnd/Or/Xor       integral and Bool
 //   kClampMin, kClampMax max(a, b) / min(a, b), NaN in either gives NaN
+//   kDivTrunc, kDivFloor div with rounding_mode "trunc" / "floor" (floats:
+//                        Python's floor division); integers raise
+//                        *zero_division for a divisor of 0
 //   kFmod, kRemainder    C's fmod (the dividend's sign) and Python's %
 //                        (the divisor's sign); an integer divisor of 0 gives
 //                        0 and raises *zero_division
@@ -83,7 +86,7 @@ std::string launch_fill(const Iteration& it, int size, uint64_t bits, void* stre
 //   kHardtanhBackward    d = {min_val, max_val}
 enum class BinaryOp : int {
   kAdd, kSub, kMul, kDiv, kMaximum, kMinimum, kPow, kBitAnd, kBitOr, kBitXor,
-  kClampMin, kClampMax, kFmod, kRemainder, kSigmoidBackward, kTanhBackward, kSiluBackward,
+  kClampMin, kClampMax, kDivTrunc, kDivFloor, kFmod, kRemainder, kSigmoidBackward, kTanhBackward, kSiluBackward,
   kGeluBackward, kEluBackward, kSoftplusBackward, kLeakyReluBackward,
   kHardtanhBackward
 };

@@ -461,6 +461,9 @@ TEST_F(Gpu, ComparisonsAndLogicalOpsMatchTheCpu) {
   expect_close(at::remainder(ga, -1.5), at::remainder(a, -1.5));
   expect_equal(at::remainder(i.sub(7).to(cuda), 3), at::remainder(i.sub(7), 3));
   expect_equal(at::fmod(i.sub(7).to(cuda), -3), at::fmod(i.sub(7), -3));
+  expect_equal(at::div(i.sub(7).to(cuda), -3, "floor"), at::div(i.sub(7), -3, "floor"));
+  expect_close(at::div(ga, gb.add(0.5), "floor"), at::div(a, b.add(0.5), "floor"));
+  expect_close(at::div(ga, 0.7, "trunc"), at::div(a, 0.7, "trunc"));
   EXPECT_EQ(ember_test::errorOf([&] { at::fmod(i.to(cuda), i.mul(0).to(cuda)); }),
             ember_test::errorOf([&] { at::fmod(i, i.mul(0)); }));
   expect_equal(at::maximum(ga, gb), at::maximum(a, b));

@@ -184,7 +184,11 @@ TEST(ElementOps, BinaryOpsMatchTheCpu) {
                [](T a, T b) { return at::bitwise_or(a, b); });
   check_binary("bitwise_xor", k::BinaryOp::kBitXor, {}, integral,
                [](T a, T b) { return at::bitwise_xor(a, b); });
-  // Integer fmod/remainder: IntegerFmodRemainderMatchTheCpuAndRaiseZeroDivision.
+  // Integer divisions: IntegerDivisionsMatchTheCpuAndRaiseZeroDivision.
+  check_binary("div trunc", k::BinaryOp::kDivTrunc, {}, kFloating,
+               [](T a, T b) { return at::div(a, b, "trunc"); });
+  check_binary("div floor", k::BinaryOp::kDivFloor, {}, kFloating,
+               [](T a, T b) { return at::div(a, b, "floor"); });
   check_binary("fmod", k::BinaryOp::kFmod, {}, kFloating,
                [](T a, T b) { return at::fmod(a, b); });
   check_binary("remainder", k::BinaryOp::kRemainder, {}, kFloating,
@@ -320,11 +324,12 @@ TEST(ElementOps, PredicatesAndComparisonsMatchTheCpu) {
   }
 }
 
-// Integer fmod/remainder against the CPU where the divisor is not 0, and the
+// Integer fmod/remainder/div with rounding modes against the CPU where the divisor is not 0, and the
 // zero-division word raised where it is (the host then throws the CPU's
 // ZeroDivisionError).
-TEST(ElementOps, IntegerFmodRemainderMatchTheCpuAndRaiseZeroDivision) {
-  for (k::BinaryOp op : {k::BinaryOp::kFmod, k::BinaryOp::kRemainder}) {
+TEST(ElementOps, IntegerDivisionsMatchTheCpuAndRaiseZeroDivision) {
+  for (k::BinaryOp op : {k::BinaryOp::kFmod, k::BinaryOp::kRemainder, k::BinaryOp::kDivTrunc,
+                         k::BinaryOp::kDivFloor}) {
     for (ScalarType t : {ScalarType::Long, ScalarType::Int}) {
       SCOPED_TRACE(c10::toString(t));
       const std::vector<double> v = values_of(t);
@@ -343,8 +348,11 @@ TEST(ElementOps, IntegerFmodRemainderMatchTheCpuAndRaiseZeroDivision) {
             }
             EXPECT_EQ(raised, 0u);
             const at::Tensor ta = tensor_of({a}, t), tb = tensor_of({b}, t);
-            const at::Tensor want = op == k::BinaryOp::kFmod ? at::fmod(ta, tb)
-                                                             : at::remainder(ta, tb);
+            const at::Tensor want =
+                op == k::BinaryOp::kFmod        ? at::fmod(ta, tb)
+                : op == k::BinaryOp::kRemainder ? at::remainder(ta, tb)
+                : op == k::BinaryOp::kDivTrunc  ? at::div(ta, tb, "trunc")
+                                                : at::div(ta, tb, "floor");
             EXPECT_EQ(doubles(want)[0], got) << show(a) << " % " << show(b);
           }
         }

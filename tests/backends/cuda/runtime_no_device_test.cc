@@ -231,6 +231,7 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
       {"maximum", [&] { at::maximum(x, x); }},
       {"minimum", [&] { at::minimum(x, l); }},
       {"fmod", [&] { at::fmod(x, x); }},
+      {"div floor", [&] { at::div(l, l, "floor"); }},
       {"remainder.Scalar", [&] { at::remainder(l, 3); }},
       {"pow", [&] { at::pow(x, x); }},
       {"pow.Tensor_Scalar", [&] { at::pow(x, 2); }},
@@ -310,6 +311,7 @@ TEST_F(NoDevice, ArgumentErrorsAreTheCpusAndComeFirst) {
          at::leaky_relu_backward(x, x, -0.5, true);
        }},
       {"fmod bool", [](auto&, auto& b, auto&) { at::fmod(b, b); }},
+      {"div mode", [](auto& x, auto&, auto&) { at::div(x, x, "round"); }},
       {"var ints", [](auto&, auto&, auto& l) { at::var(l); }},
       {"amax dims", [](auto& x, auto&, auto&) { at::amax(x, {0, 0}); }},
       {"max.dim range", [](auto& x, auto&, auto&) { x.max(5); }},

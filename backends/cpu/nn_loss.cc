@@ -227,10 +227,7 @@ at::Tensor nll_backward(const at::Tensor& grad_output, const at::Tensor& self,
 // `t` converted to `like`'s dtype and broadcast to its shape, contiguous.
 at::Tensor broadcast_like(const at::Tensor& t, const at::Tensor& like, const char* op,
                           const char* what) {
-  const std::vector<int64_t> shape = at::infer_broadcast_shape(t.sizes(), like.sizes(), op);
-  TORCH_CHECK(c10::IntArrayRef(shape) == like.sizes(), op, ": the ", what, " of shape ",
-              t.sizes(), " does not broadcast to the input's shape ", like.sizes(),
-              "; it must have that shape or one that broadcasts to it.");
+  at::native::check_broadcasts_to(t, like, op, what);
   if (t.sizes() == like.sizes() && t.scalar_type() == like.scalar_type()) {
     return nn::contiguous(t);
   }
@@ -241,21 +238,14 @@ at::Tensor broadcast_like(const at::Tensor& t, const at::Tensor& like, const cha
 
 void check_same_dtype(const at::Tensor& a, const at::Tensor& b, const char* op,
                       const char* what) {
-  TORCH_CHECK(a.scalar_type() == b.scalar_type(), op, ": expected ", what,
-              " of the input's dtype ", a.scalar_type(), ", but got ", b.scalar_type(),
-              ". Convert it with .to().");
+  at::native::check_loss_same_dtype(a, b, op, what);
 }
 
 void check_bce_inputs(const at::Tensor& self, const at::Tensor& target, int64_t reduction,
                       const char* op) {
   nn::check_defined(self, op, "input");
   nn::check_defined(target, op, "target");
-  nn::check_reduction(reduction, op);
-  nn::check_floating(self, op, "input");
-  TORCH_CHECK(target.sizes() == self.sizes(), op, ": Using a target size (",
-              target.sizes(), ") that is different to the input size (", self.sizes(),
-              ") is not supported. Please ensure they have the same size.");
-  check_same_dtype(self, target, op, "a target");
+  at::native::check_bce_inputs(self, target, reduction, op);
 }
 
 }  // namespace
@@ -388,9 +378,7 @@ at::Tensor binary_cross_entropy_cpu(const at::Tensor& self, const at::Tensor& ta
     const int64_t n = self.numel();
     for (int64_t i = 0; i < n; ++i) {
       const acc_t xv = static_cast<acc_t>(xp[i]);
-      TORCH_CHECK(xv >= 0 && xv <= 1, op, ": all elements of input should be between 0 "
-                  "and 1, but element ", i, " is ", xv, ". Apply sigmoid first, or use "
-                  "binary_cross_entropy_with_logits.");
+      if (!(xv >= 0 && xv <= 1)) at::native::throw_bce_input_range(op, i, xv);
     }
     for (int64_t i = 0; i < n; ++i) {
       const acc_t xv = static_cast<acc_t>(xp[i]), tv = static_cast<acc_t>(tp[i]);

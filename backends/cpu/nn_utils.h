@@ -14,6 +14,7 @@
 
 // Functions.h defines the inline Tensor methods (contiguous, reshape, ...).
 #include "aten/Functions.h"
+#include "aten/LossDecompositions.h"
 #include "aten/Tensor.h"
 #include "c10/core/ScalarType.h"
 #include "c10/util/Exception.h"
@@ -38,15 +39,12 @@ inline void check_defined(const at::Tensor& t, const char* op, const char* what)
 }
 
 inline void check_floating(const at::Tensor& t, const char* op, const char* what) {
-  TORCH_CHECK(c10::isFloatingType(t.scalar_type()), op, ": expected a floating "
-              "point ", what, " (Float, Double, Half or BFloat16), but got ",
-              t.scalar_type(), ". Convert it first.");
+  at::native::check_loss_floating(t, op, what);
 }
 
 // at::Reduction as the loss ops take it.
 inline void check_reduction(int64_t reduction, const char* op) {
-  TORCH_CHECK(reduction >= 0 && reduction <= 2, op, ": reduction must be 0 "
-              "(None), 1 (Mean) or 2 (Sum), but got ", reduction, ".");
+  at::native::check_loss_reduction(reduction, op);
 }
 
 // The accumulator of a reduction over T: double for float and double,

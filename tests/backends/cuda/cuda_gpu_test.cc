@@ -622,6 +622,26 @@ TEST_F(Gpu, ReductionsMatchTheCpu) {
               HasSubstr("std and var only support floating point"));
 }
 
+// mse_loss and binary_cross_entropy through their CompositeExplicitAutograd
+// decompositions (aten/LossDecompositions.h), with gradients.
+TEST_F(Gpu, CompositeLossesMatchTheCpu) {
+  const at::Tensor x = at::rand({6, 3}), t = at::rand({6, 3}).round(), w = at::rand({3});
+  for (int64_t r : {0, 1, 2}) {
+    expect_close(at::mse_loss(x.to(cuda), t.to(cuda), r), at::mse_loss(x, t, r));
+    expect_close(at::binary_cross_entropy(x.to(cuda), t.to(cuda), w.to(cuda), r),
+                 at::binary_cross_entropy(x, t, w, r), 1e-5, 1e-6);
+  }
+  at::Tensor cx = x.clone().set_requires_grad(true);
+  at::Tensor gx = x.to(cuda).set_requires_grad(true);
+  at::binary_cross_entropy(cx, t).backward();
+  at::binary_cross_entropy(gx, t.to(cuda)).backward();
+  expect_close(gx.grad(), cx.grad(), 1e-5, 1e-6);
+  at::Tensor bad = x.clone();
+  bad.select(0, 1).select(0, 2).fill_(-0.5);
+  EXPECT_EQ(ember_test::errorOf([&] { at::binary_cross_entropy(bad.to(cuda), t.to(cuda)); }),
+            ember_test::errorOf([&] { at::binary_cross_entropy(bad, t); }));
+}
+
 TEST_F(Gpu, BmmCatIndexSelectAndEmbeddingMatchTheCpu) {
   const at::Tensor a = randn({4, 3, 5}), b = randn({4, 5, 2});
   expect_close(at::bmm(a.to(cuda), b.to(cuda)), at::bmm(a, b), 1e-5, 1e-5);

@@ -271,6 +271,8 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
       {"all", [&] { at::all(b); }},
       {"any.dim", [&] { at::any(x, 1); }},
       {"sum.IntList_out", [&] { at::sum_out(y, x, {1}); }},
+      {"mse_loss (composite)", [&] { at::mse_loss(x, x); }},
+      {"binary_cross_entropy (composite)", [&] { at::binary_cross_entropy(x, x); }},
       {"bmm", [&] { at::bmm(handMadeCudaTensor({2, 2, 3}), handMadeCudaTensor({2, 3, 2})); }},
       {"cat", [&] { at::cat({x, x}, 1); }},
       {"index_select", [&] { at::index_select(x, 0, handMadeCudaTensor({2}, c10::kLong)); }},

@@ -1,0 +1,149 @@
+// mse_loss and binary_cross_entropy and their backward ops as compositions of
+// other ops, for CompositeExplicitAutograd (see aten/LossDecompositions.h).
+// Each computes what the CPU plugin's fused loop computes, in the input's
+// dtype: tests/aten:loss_decompositions_test compares them.
+#include "aten/LossDecompositions.h"
+
+#include <vector>
+
+#include "aten/Functions.h"
+#include "aten/Reduction.h"
+#include "aten/WrapDimUtils.h"
+#include "c10/util/Exception.h"
+#include "registration/library.h"
+
+namespace at {
+namespace native {
+
+void check_loss_reduction(int64_t reduction, const char* op) {
+  TORCH_CHECK(reduction >= 0 && reduction <= 2, op, ": reduction must be 0 "
+              "(None), 1 (Mean) or 2 (Sum), but got ", reduction, ".");
+}
+
+void check_loss_floating(const Tensor& t, const char* op, const char* what) {
+  TORCH_CHECK(c10::isFloatingType(t.scalar_type()), op, ": expected a floating "
+              "point ", what, " (Float, Double, Half or BFloat16), but got ",
+              t.scalar_type(), ". Convert it first.");
+}
+
+void check_loss_same_dtype(const Tensor& a, const Tensor& b, const char* op,
+                           const char* what) {
+  TORCH_CHECK(a.scalar_type() == b.scalar_type(), op, ": expected ", what,
+              " of the input's dtype ", a.scalar_type(), ", but got ", b.scalar_type(),
+              ". Convert it with .to().");
+}
+
+void check_bce_inputs(const Tensor& self, const Tensor& target, int64_t reduction,
+                      const char* op) {
+  TORCH_CHECK(self.defined() && target.defined(), op, ": the input and target tensors "
+              "must be defined; pass defined tensors.");
+  check_loss_reduction(reduction, op);
+  check_loss_floating(self, op, "input");
+  TORCH_CHECK(target.sizes() == self.sizes(), op, ": Using a target size (",
+              target.sizes(), ") that is different to the input size (", self.sizes(),
+              ") is not supported. Please ensure they have the same size.");
+  check_loss_same_dtype(self, target, op, "a target");
+}
+
+void check_broadcasts_to(const Tensor& t, const Tensor& like, const char* op, const char* what) {
+  const std::vector<int64_t> shape = at::infer_broadcast_shape(t.sizes(), like.sizes(), op);
+  TORCH_CHECK(c10::IntArrayRef(shape) == like.sizes(), op, ": the ", what, " of shape ",
+              t.sizes(), " does not broadcast to the input's shape ", like.sizes(),
+              "; it must have that shape or one that broadcasts to it.");
+}
+
+void throw_bce_input_range(const char* op, int64_t index, double value) {
+  TORCH_CHECK(false, op, ": all elements of input should be between 0 "
+              "and 1, but element ", index, " is ", value, ". Apply sigmoid first, or use "
+              "binary_cross_entropy_with_logits.");
+  __builtin_unreachable();
+}
+
+namespace {
+
+Tensor apply_reduction(const Tensor& loss, int64_t reduction) {
+  if (reduction == Reduction::Mean) return at::mean(loss);
+  if (reduction == Reduction::None) return loss;
+  return at::sum(loss);
+}
+
+// The first element of `self` outside [0, 1] (NaN included), found with
+// device ops; one read back when there is one.
+void check_bce_range(const Tensor& self, const char* op) {
+  const Tensor inside = at::logical_and(at::ge(self, 0), at::le(self, 1));
+  if (self.numel() == 0 || at::all(inside).item<bool>()) return;
+  const Tensor flat = at::logical_not(inside).reshape({-1});
+  const int64_t index = at::argmax(flat).item<int64_t>();
+  throw_bce_input_range(op, index, self.reshape({-1}).select(0, index).item<double>());
+}
+
+}  // namespace
+
+Tensor mse_loss_decomposed(const Tensor& self, const Tensor& target, int64_t reduction) {
+  const char* op = "mse_loss";
+  TORCH_CHECK(self.defined() && target.defined(), op, ": the input and target tensors "
+              "must be defined; pass defined tensors.");
+  check_loss_reduction(reduction, op);
+  const Tensor d = at::sub(self, target);
+  check_loss_floating(d, op, "input");
+  return apply_reduction(at::mul(d, d), reduction);
+}
+
+Tensor mse_loss_backward_decomposed(const Tensor& grad_output, const Tensor& self,
+                                    const Tensor& target, int64_t reduction) {
+  const char* op = "mse_loss_backward";
+  TORCH_CHECK(grad_output.defined() && self.defined() && target.defined(), op,
+              ": grad_output, input and target must be defined; pass defined tensors.");
+  check_loss_reduction(reduction, op);
+  const Tensor d = at::sub(self, target);
+  check_loss_floating(d, op, "input");
+  Tensor grad = at::mul(d, grad_output);
+  const double norm =
+      reduction == Reduction::Mean ? 2.0 / static_cast<double>(grad.numel()) : 2.0;
+  return at::mul(grad, norm);
+}
+
+Tensor binary_cross_entropy_decomposed(const Tensor& self, const Tensor& target,
+                                       const std::optional<Tensor>& weight, int64_t reduction) {
+  const char* op = "binary_cross_entropy";
+  check_bce_inputs(self, target, reduction, op);
+  const bool weighted = weight.has_value() && weight->defined();
+  if (weighted) check_broadcasts_to(*weight, self, op, "weight");
+  check_bce_range(self, op);
+  // PyTorch clamps each log to >= -100, so that x = 0 or 1 gives a finite loss.
+  const Tensor log_x = at::clamp_min(at::log(self), -100);
+  const Tensor log_1mx = at::clamp_min(at::log1p(at::neg(self)), -100);
+  Tensor loss = at::sub(at::mul(at::sub(target, 1), log_1mx), at::mul(target, log_x));
+  if (weighted) loss = at::mul(loss, weight->to(self.scalar_type()));
+  return apply_reduction(loss, reduction);
+}
+
+Tensor binary_cross_entropy_backward_decomposed(const Tensor& grad_output, const Tensor& self,
+                                                const Tensor& target,
+                                                const std::optional<Tensor>& weight,
+                                                int64_t reduction) {
+  const char* op = "binary_cross_entropy_backward";
+  TORCH_CHECK(grad_output.defined(), op, ": the grad_output tensor is undefined; pass a "
+              "defined tensor.");
+  check_bce_inputs(self, target, reduction, op);
+  check_loss_same_dtype(self, grad_output, op, "grad_output");
+  check_broadcasts_to(grad_output, self, op, "grad_output");
+  const bool weighted = weight.has_value() && weight->defined();
+  if (weighted) check_broadcasts_to(*weight, self, op, "weight");
+  // grad * (x - t) / max((1 - x) x, 1e-12), PyTorch's bound.
+  const Tensor denom = at::clamp_min(at::mul(at::rsub(self, 1), self), 1e-12);
+  Tensor grad = at::div(at::mul(grad_output, at::sub(self, target)), denom);
+  if (reduction == Reduction::Mean) grad = at::div(grad, static_cast<double>(self.numel()));
+  if (weighted) grad = at::mul(grad, weight->to(self.scalar_type()));
+  return grad.expand(self.sizes()).contiguous();
+}
+
+TORCH_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
+  m.impl("mse_loss", TORCH_FN(mse_loss_decomposed));
+  m.impl("mse_loss_backward", TORCH_FN(mse_loss_backward_decomposed));
+  m.impl("binary_cross_entropy", TORCH_FN(binary_cross_entropy_decomposed));
+  m.impl("binary_cross_entropy_backward", TORCH_FN(binary_cross_entropy_backward_decomposed));
+}
+
+}  // namespace native
+}  // namespace at

@@ -1,0 +1,81 @@
+// The CompositeExplicitAutograd losses (aten/LossDecompositions.h), which
+// backends without their own kernels run (CUDA, third parties), against the
+// CPU plugin's fused kernels on the same inputs: values for every reduction,
+// with and without weights, the backward ops, and the errors (the same
+// words: the checks are shared).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <ATen/ATen.h>
+
+#include "aten/LossDecompositions.h"
+#include "tests/support/error_of.h"
+
+namespace {
+
+using ember_test::errorOf;
+
+void expect_close(const at::Tensor& a, const at::Tensor& b, double tol = 1e-6) {
+  ASSERT_EQ(a.sizes(), b.sizes());
+  ASSERT_EQ(a.scalar_type(), b.scalar_type());
+  EXPECT_TRUE(at::allclose(a, b, tol, tol)) << a << "\n" << b;
+}
+
+TEST(LossDecompositions, MseLossMatchesTheCpuKernel) {
+  at::manual_seed(1);
+  const at::Tensor x = at::randn({4, 5}), y = at::randn({4, 5}), row = at::randn({5});
+  for (int64_t r : {0, 1, 2}) {
+    SCOPED_TRACE(r);
+    expect_close(at::native::mse_loss_decomposed(x, y, r), at::mse_loss(x, y, r));
+    expect_close(at::native::mse_loss_decomposed(x, row, r), at::mse_loss(x, row, r));
+    const at::Tensor g = r == 0 ? at::randn({4, 5}) : at::randn({});
+    expect_close(at::native::mse_loss_backward_decomposed(g, x, y, r),
+                 at::mse_loss_backward(g, x, y, r));
+  }
+  const at::Tensor d = x.to(at::kDouble);
+  expect_close(at::native::mse_loss_decomposed(d, y.to(at::kDouble), 1),
+               at::mse_loss(d, y.to(at::kDouble), 1), 1e-12);
+  EXPECT_EQ(errorOf([&] { at::native::mse_loss_decomposed(x, y, 7); }),
+            errorOf([&] { at::mse_loss(x, y, 7); }));
+}
+
+TEST(LossDecompositions, BinaryCrossEntropyMatchesTheCpuKernel) {
+  at::manual_seed(2);
+  at::Tensor x = at::rand({3, 4});
+  x.select(0, 0).select(0, 0).fill_(0.0);  // log(0) is clamped at -100
+  x.select(0, 1).select(0, 1).fill_(1.0);
+  at::Tensor t = at::rand({3, 4}).round();
+  t.select(0, 0).select(0, 0).fill_(1.0);  // -t log(0): the clamp counts
+  t.select(0, 1).select(0, 1).fill_(0.0);  // (t - 1) log(1 - 1): the clamp counts
+  const at::Tensor w = at::rand({4});
+  for (int64_t r : {0, 1, 2}) {
+    SCOPED_TRACE(r);
+    expect_close(at::native::binary_cross_entropy_decomposed(x, t, std::nullopt, r),
+                 at::binary_cross_entropy(x, t, std::nullopt, r), 1e-5);
+    expect_close(at::native::binary_cross_entropy_decomposed(x, t, w, r),
+                 at::binary_cross_entropy(x, t, w, r), 1e-5);
+    const at::Tensor g = r == 0 ? at::randn({3, 4}) : at::randn({});
+    const at::Tensor xi = x.clamp(0.05, 0.95);  // away from the 1e-12 bound
+    expect_close(at::native::binary_cross_entropy_backward_decomposed(g, xi, t, w, r),
+                 at::binary_cross_entropy_backward(g, xi, t, w, r), 1e-5);
+  }
+  // The same errors: range (the first bad element), sizes, dtypes.
+  const at::Tensor bad = x.clone();
+  bad.select(0, 2).select(0, 1).fill_(1.5);
+  EXPECT_THAT(errorOf([&] { at::binary_cross_entropy(bad, t); }),
+              ::testing::HasSubstr("element 9 is 1.5"));
+  EXPECT_EQ(errorOf([&] { at::native::binary_cross_entropy_decomposed(bad, t, std::nullopt, 1); }),
+            errorOf([&] { at::binary_cross_entropy(bad, t); }));
+  EXPECT_EQ(errorOf([&] {
+              at::native::binary_cross_entropy_decomposed(x, t.reshape({4, 3}), std::nullopt, 1);
+            }),
+            errorOf([&] { at::binary_cross_entropy(x, t.reshape({4, 3})); }));
+  EXPECT_EQ(errorOf([&] {
+              at::native::binary_cross_entropy_decomposed(x, t.to(at::kDouble), std::nullopt, 1);
+            }),
+            errorOf([&] { at::binary_cross_entropy(x, t.to(at::kDouble)); }));
+  EXPECT_EQ(errorOf([&] { at::native::binary_cross_entropy_decomposed(x, t, at::rand({3}), 1); }),
+            errorOf([&] { at::binary_cross_entropy(x, t, at::rand({3})); }));
+}
+
+}  // namespace

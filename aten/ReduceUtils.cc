@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "aten/Functions.h"  // Tensor::copy_
 #include "aten/Resize.h"
 #include "aten/WrapDimUtils.h"
 #include "c10/util/Exception.h"

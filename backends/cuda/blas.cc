@@ -47,6 +47,15 @@ cublasHandle_t handle(c10::DeviceIndex device) {
   return h;
 }
 
+// The calling thread's handle for `device`, set to its current stream (with
+// `device` current: the caller holds a DeviceGuard).
+cublasHandle_t handle_on_current_stream(c10::Device device) {
+  cublasHandle_t h = handle(device.index());
+  check_cublas(cublasSetStream(h, static_cast<cudaStream_t>(current_stream(device))),
+               "cublasSetStream");
+  return h;
+}
+
 // A matrix as cuBLAS takes it: the tensor (possibly a contiguous copy), its
 // operation and leading dimension, for the row-major trick above.
 struct Operand {
@@ -85,9 +94,7 @@ void gemm(const at::Tensor& a, const at::Tensor& b, at::Tensor& out, double alph
   const int64_t n = a.size(0), k = a.size(1), m = b.size(1);
   if (n == 0 || m == 0) return;
   c10::DeviceGuard guard(out.device());
-  cublasHandle_t h = handle(out.device().index());
-  check_cublas(cublasSetStream(h, static_cast<cudaStream_t>(current_stream(out.device()))),
-               "cublasSetStream");
+  cublasHandle_t h = handle_on_current_stream(out.device());
   const Operand A = operand(a), B = operand(b);
   const int64_t ldc = std::max<int64_t>(1, m);
   if (out.scalar_type() == c10::kFloat) {
@@ -183,9 +190,7 @@ at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
   TORCH_CHECK(batch <= INT32_MAX && n <= INT32_MAX && m <= INT32_MAX && k <= INT32_MAX,
               "bmm: sizes above 2^31 - 1 are not supported by cuBLAS; split the batch.");
   c10::DeviceGuard guard(out.device());
-  cublasHandle_t h = handle(out.device().index());
-  check_cublas(cublasSetStream(h, static_cast<cudaStream_t>(current_stream(out.device()))),
-               "cublasSetStream");
+  cublasHandle_t h = handle_on_current_stream(out.device());
   const BatchOperand A = batch_operand(self), B = batch_operand(mat2);
   const int64_t ldc = std::max<int64_t>(1, m);
   if (out.scalar_type() == c10::kFloat) {

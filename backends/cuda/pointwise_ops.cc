@@ -1,39 +1,27 @@
-// backends/cuda/pointwise_ops.cc — the pointwise ops on the CUDA key: add/
-// sub/mul/div, the unary math and rounding ops, comparisons and logical ops,
-// bitwise ops, fmod/remainder, pow, maximum/minimum, where, clamp, addcmul/addcdiv, lerp and
-// the activations with their backward ops. Each runs the GPU TensorIterator
+// backends/cuda/pointwise_ops.cc — the pointwise ops on the CUDA key with one
+// or two inputs: add/sub/mul/div (also with rounding_mode), the unary math
+// and rounding ops, comparisons and logical ops, bitwise ops, fmod/remainder,
+// pow, maximum/minimum, isnan/isinf. Each runs the GPU TensorIterator
 // (shapes, promotion, out= rules; 0-dim CPU operands and Scalars taken by
 // value: Note [CPU scalars on a device]) and one kernel of kernels/. The
 // argument checks are the core's (aten/PointwiseChecks.h), shared with the
-// CPU plugin, so both refuse the same calls with the same words.
+// CPU plugin, so both refuse the same calls with the same words. Three-input
+// ops are in ternary_ops.cc, activations in activation_ops.cc.
 #include <cmath>
-#include <functional>
 #include <optional>
 
 #include "aten/PointwiseChecks.h"
-#include "aten/ScalarOps.h"
-#include "aten/Tensor.h"
-#include "backends/cuda/CUDAIterator.h"
+#include "backends/cuda/PointwiseSupport.h"
 #include "registration/library.h"
 
 namespace ember {
 namespace cuda {
-namespace {
+namespace pointwise {
 
-using kernels::BinaryOp;
-using kernels::CompareOp;
-using kernels::OpParams;
-using kernels::PredicateOp;
-using kernels::TernaryOp;
-using kernels::UnaryOp;
-
-// `s` as a 0-dim CPU wrapped number, which promotes as a Python number and
-// goes to the kernel by value.
 at::Tensor wrap(const c10::Scalar& s) {
   return at::wrapped_scalar_tensor(s, c10::Device(c10::kCPU));
 }
 
-// The kernel dtype of the iteration, refusing Bool unless `bool_ok`.
 kernels::Dtype compute_dtype(const CUDAIterator& iter, const char* op, bool bool_ok) {
   const c10::ScalarType t = iter.common_dtype();
   TORCH_CHECK_NOT_IMPLEMENTED(bool_ok || t != c10::kBool, op,
@@ -48,8 +36,6 @@ void check_out(const at::Tensor& out, const char* op) {
               "functional ", op, ".");
 }
 
-// alpha and value arguments: d[0] for floating kernels, i[0] for integral
-// and Bool ones.
 OpParams number_param(const c10::Scalar& s, c10::ScalarType dtype) {
   OpParams p;
   p.d[0] = s.toDouble();
@@ -57,26 +43,39 @@ OpParams number_param(const c10::Scalar& s, c10::ScalarType dtype) {
   return p;
 }
 
-// ---- binary -----------------------------------------------------------------------
-
-// out = a <kind> b over the promoted dtype; `check` sees that dtype first.
-template <typename Check>
-at::Tensor binary(const char* op, BinaryOp kind, const at::Tensor& out, const at::Tensor& a,
-                  const at::Tensor& b, bool int_to_float, bool bool_ok, Check&& check) {
-  CUDAIterator iter(at::TensorIteratorConfig(op).add_output(out).add_input(a).add_input(b)
+at::Tensor unary(const char* op, UnaryOp kind, const at::Tensor& out, const at::Tensor& self,
+                 bool int_to_float, const OpParams& p, bool bool_ok) {
+  CUDAIterator iter(at::TensorIteratorConfig(op).add_output(out).add_input(self)
                         .promote_integer_inputs_to_float(int_to_float));
-  const OpParams p = check(iter.common_dtype());
   const kernels::Dtype dtype = compute_dtype(iter, op, bool_ok);
   iter.run(op, [&](const kernels::Iteration& it, void* stream) {
-    return kernels::launch_binary(it, kind, dtype, p, stream);
+    return kernels::launch_unary(it, kind, dtype, p, stream);
   });
   return iter.output();
 }
-at::Tensor binary(const char* op, BinaryOp kind, const at::Tensor& out, const at::Tensor& a,
-                  const at::Tensor& b, bool int_to_float = false, bool bool_ok = false) {
-  return binary(op, kind, out, a, b, int_to_float, bool_ok,
-                [](c10::ScalarType) { return OpParams{}; });
+
+at::Tensor floating_unary(const char* op, UnaryOp kind, const at::Tensor& out,
+                          const at::Tensor& self, const OpParams& p) {
+  CUDAIterator iter(at::TensorIteratorConfig(op).add_output(out).add_input(self));
+  TORCH_CHECK_NOT_IMPLEMENTED(c10::isFloatingType(iter.common_dtype()), op,
+                              ": not implemented for '", iter.common_dtype(),
+                              "'; pass a floating tensor.");
+  const kernels::Dtype dtype = kernel_dtype(iter.common_dtype(), op);
+  iter.run(op, [&](const kernels::Iteration& it, void* stream) {
+    return kernels::launch_unary(it, kind, dtype, p, stream);
+  });
+  return iter.output();
 }
+
+}  // namespace pointwise
+
+namespace {
+
+using namespace pointwise;  // NOLINT: this file's helpers
+using kernels::CompareOp;
+using kernels::PredicateOp;
+
+// ---- binary -----------------------------------------------------------------------
 
 at::Tensor run_add(const char* op, const at::Tensor& out, const at::Tensor& a,
                    const at::Tensor& b, const c10::Scalar& alpha) {
@@ -346,32 +345,6 @@ at::Tensor& pow_scalar_base_out(const c10::Scalar& self, const at::Tensor& expon
 
 // ---- unary ----------------------------------------------------------------------------------
 
-at::Tensor unary(const char* op, UnaryOp kind, const at::Tensor& out, const at::Tensor& self,
-                 bool int_to_float, const OpParams& p = OpParams{}, bool bool_ok = false) {
-  CUDAIterator iter(at::TensorIteratorConfig(op).add_output(out).add_input(self)
-                        .promote_integer_inputs_to_float(int_to_float));
-  const kernels::Dtype dtype = compute_dtype(iter, op, bool_ok);
-  iter.run(op, [&](const kernels::Iteration& it, void* stream) {
-    return kernels::launch_unary(it, kind, dtype, p, stream);
-  });
-  return iter.output();
-}
-
-// A floating-only op (the activations): integral inputs are refused, as on
-// the CPU, rather than promoted.
-at::Tensor floating_unary(const char* op, UnaryOp kind, const at::Tensor& out,
-                          const at::Tensor& self, const OpParams& p) {
-  CUDAIterator iter(at::TensorIteratorConfig(op).add_output(out).add_input(self));
-  TORCH_CHECK_NOT_IMPLEMENTED(c10::isFloatingType(iter.common_dtype()), op,
-                              ": not implemented for '", iter.common_dtype(),
-                              "'; pass a floating tensor.");
-  const kernels::Dtype dtype = kernel_dtype(iter.common_dtype(), op);
-  iter.run(op, [&](const kernels::Iteration& it, void* stream) {
-    return kernels::launch_unary(it, kind, dtype, p, stream);
-  });
-  return iter.output();
-}
-
 // name, name_ and name_out; `pre(self, op)` checks the argument first.
 #define EMBER_CUDA_UNARY_OP(name, kind, int_to_float, bool_ok, pre)                    \
   at::Tensor name(const at::Tensor& self) {                                            \
@@ -465,388 +438,6 @@ at::Tensor isinf(const at::Tensor& self) {
   return predicate("isinf", PredicateOp::kIsinf, at::Tensor(), self);
 }
 
-// ---- three inputs ----------------------------------------------------------------------
-
-at::Tensor ternary(const char* op, TernaryOp kind, const at::TensorIteratorConfig& config,
-                   const std::function<OpParams(c10::ScalarType)>& check, bool bool_ok) {
-  CUDAIterator iter(config);
-  const OpParams p = check(iter.common_dtype());
-  const kernels::Dtype dtype = compute_dtype(iter, op, bool_ok);
-  iter.run(op, [&](const kernels::Iteration& it, void* stream) {
-    return kernels::launch_ternary(it, kind, dtype, p, stream);
-  });
-  return iter.output();
-}
-OpParams no_params(c10::ScalarType) { return OpParams{}; }
-
-at::Tensor run_where(const char* op, const at::Tensor& out, const at::Tensor& condition,
-                     const at::Tensor& self, const at::Tensor& other) {
-  at::native::check_where_condition(condition, op);
-  return ternary(op, TernaryOp::kWhere,
-                 at::TensorIteratorConfig(op).add_output(out).add_input(condition)
-                     .add_input(self).add_input(other).keep_input_dtype(0),
-                 no_params, true);
-}
-at::Tensor where_self(const at::Tensor& condition, const at::Tensor& self,
-                      const at::Tensor& other) {
-  return run_where("where", at::Tensor(), condition, self, other);
-}
-at::Tensor& where_self_out(const at::Tensor& condition, const at::Tensor& self,
-                           const at::Tensor& other, at::Tensor& out) {
-  run_where("where", out, condition, self, other);
-  return out;
-}
-
-// clamp with tensor bounds (either may be missing; scalars are wrapped).
-at::Tensor run_clamp(const char* op, const at::Tensor& out, const at::Tensor& self,
-                     const at::Tensor* min, const at::Tensor* max) {
-  at::native::check_clamp_args(min != nullptr, max != nullptr, self, op);
-  if (min != nullptr && max != nullptr) {
-    return ternary(op, TernaryOp::kClamp,
-                   at::TensorIteratorConfig(op).add_output(out).add_input(self)
-                       .add_input(*min).add_input(*max),
-                   no_params, false);
-  }
-  return binary(op, min != nullptr ? BinaryOp::kClampMin : BinaryOp::kClampMax, out, self,
-                min != nullptr ? *min : *max);
-}
-
-struct Bounds {
-  Bounds(const std::optional<c10::Scalar>& min, const std::optional<c10::Scalar>& max) {
-    if (min.has_value()) lo = wrap(*min);
-    if (max.has_value()) hi = wrap(*max);
-  }
-  Bounds(const std::optional<at::Tensor>& min, const std::optional<at::Tensor>& max) {
-    if (min.has_value() && min->defined()) lo = *min;
-    if (max.has_value() && max->defined()) hi = *max;
-  }
-  const at::Tensor* min() const { return lo.defined() ? &lo : nullptr; }
-  const at::Tensor* max() const { return hi.defined() ? &hi : nullptr; }
-  at::Tensor lo, hi;
-};
-
-at::Tensor clamp(const at::Tensor& self, const std::optional<c10::Scalar>& min,
-                 const std::optional<c10::Scalar>& max) {
-  const Bounds b(min, max);
-  return run_clamp("clamp", at::Tensor(), self, b.min(), b.max());
-}
-at::Tensor clamp_tensor(const at::Tensor& self, const std::optional<at::Tensor>& min,
-                        const std::optional<at::Tensor>& max) {
-  const Bounds b(min, max);
-  return run_clamp("clamp", at::Tensor(), self, b.min(), b.max());
-}
-at::Tensor& clamp_(at::Tensor& self, const std::optional<c10::Scalar>& min,
-                   const std::optional<c10::Scalar>& max) {
-  const Bounds b(min, max);
-  run_clamp("clamp_", self, self, b.min(), b.max());
-  return self;
-}
-at::Tensor& clamp_tensor_(at::Tensor& self, const std::optional<at::Tensor>& min,
-                          const std::optional<at::Tensor>& max) {
-  const Bounds b(min, max);
-  run_clamp("clamp_", self, self, b.min(), b.max());
-  return self;
-}
-at::Tensor& clamp_out(const at::Tensor& self, const std::optional<c10::Scalar>& min,
-                      const std::optional<c10::Scalar>& max, at::Tensor& out) {
-  const Bounds b(min, max);
-  run_clamp("clamp", out, self, b.min(), b.max());
-  return out;
-}
-at::Tensor& clamp_tensor_out(const at::Tensor& self, const std::optional<at::Tensor>& min,
-                             const std::optional<at::Tensor>& max, at::Tensor& out) {
-  const Bounds b(min, max);
-  run_clamp("clamp", out, self, b.min(), b.max());
-  return out;
-}
-
-// clamp_min / clamp_max: the Scalar and Tensor forms, in place and out=.
-#define EMBER_CUDA_CLAMP_SIDE(name, lo_or_hi)                                           \
-  const at::Tensor* name##_bound(const at::Tensor& t, bool lo) {                        \
-    return lo == lo_or_hi ? &t : nullptr;                                               \
-  }                                                                                     \
-  at::Tensor name(const at::Tensor& self, const c10::Scalar& bound) {                   \
-    const at::Tensor b = wrap(bound);                                                   \
-    return run_clamp(#name, at::Tensor(), self, name##_bound(b, true),                  \
-                     name##_bound(b, false));                                           \
-  }                                                                                     \
-  at::Tensor name##_tensor(const at::Tensor& self, const at::Tensor& b) {               \
-    return run_clamp(#name, at::Tensor(), self, name##_bound(b, true),                  \
-                     name##_bound(b, false));                                           \
-  }                                                                                     \
-  at::Tensor& name##_(at::Tensor& self, const c10::Scalar& bound) {                     \
-    const at::Tensor b = wrap(bound);                                                   \
-    run_clamp(#name "_", self, self, name##_bound(b, true), name##_bound(b, false));    \
-    return self;                                                                        \
-  }                                                                                     \
-  at::Tensor& name##_tensor_(at::Tensor& self, const at::Tensor& b) {                   \
-    run_clamp(#name "_", self, self, name##_bound(b, true), name##_bound(b, false));    \
-    return self;                                                                        \
-  }                                                                                     \
-  at::Tensor& name##_out(const at::Tensor& self, const c10::Scalar& bound,              \
-                         at::Tensor& out) {                                             \
-    const at::Tensor b = wrap(bound);                                                   \
-    run_clamp(#name, out, self, name##_bound(b, true), name##_bound(b, false));         \
-    return out;                                                                         \
-  }                                                                                     \
-  at::Tensor& name##_tensor_out(const at::Tensor& self, const at::Tensor& b,            \
-                                at::Tensor& out) {                                      \
-    run_clamp(#name, out, self, name##_bound(b, true), name##_bound(b, false));         \
-    return out;                                                                         \
-  }
-EMBER_CUDA_CLAMP_SIDE(clamp_min, true)
-EMBER_CUDA_CLAMP_SIDE(clamp_max, false)
-#undef EMBER_CUDA_CLAMP_SIDE
-
-at::Tensor run_addc(const char* op, TernaryOp kind, const at::Tensor& out,
-                    const at::Tensor& self, const at::Tensor& t1, const at::Tensor& t2,
-                    const c10::Scalar& value) {
-  if (kind == TernaryOp::kAddcdiv) at::native::check_addcdiv_operands(t1, t2, op);
-  const bool floating_only = kind == TernaryOp::kAddcdiv;
-  return ternary(op, kind,
-                 at::TensorIteratorConfig(op).add_output(out).add_input(self).add_input(t1)
-                     .add_input(t2),
-                 [&](c10::ScalarType t) {
-                   at::native::check_addc_value(t, value, op);
-                   TORCH_CHECK_NOT_IMPLEMENTED(!floating_only || c10::isFloatingType(t), op,
-                                               ": not implemented for '", t, "'.");
-                   return number_param(value, t);
-                 },
-                 false);
-}
-#define EMBER_CUDA_ADDC_OP(name, kind)                                                  \
-  at::Tensor name(const at::Tensor& self, const at::Tensor& t1, const at::Tensor& t2,   \
-                  const c10::Scalar& value) {                                           \
-    return run_addc(#name, kind, at::Tensor(), self, t1, t2, value);                    \
-  }                                                                                     \
-  at::Tensor& name##_(at::Tensor& self, const at::Tensor& t1, const at::Tensor& t2,     \
-                      const c10::Scalar& value) {                                       \
-    run_addc(#name "_", kind, self, self, t1, t2, value);                               \
-    return self;                                                                        \
-  }                                                                                     \
-  at::Tensor& name##_out(const at::Tensor& self, const at::Tensor& t1,                  \
-                         const at::Tensor& t2, const c10::Scalar& value,                \
-                         at::Tensor& out) {                                             \
-    run_addc(#name, kind, out, self, t1, t2, value);                                    \
-    return out;                                                                         \
-  }
-EMBER_CUDA_ADDC_OP(addcmul, TernaryOp::kAddcmul)
-EMBER_CUDA_ADDC_OP(addcdiv, TernaryOp::kAddcdiv)
-#undef EMBER_CUDA_ADDC_OP
-
-at::Tensor run_lerp(const char* op, const at::Tensor& out, const at::Tensor& self,
-                    const at::Tensor& end, const at::Tensor& weight, bool weight_is_tensor) {
-  at::native::check_lerp_dtype(self, end, "end", op);
-  if (weight_is_tensor) at::native::check_lerp_dtype(self, weight, "weight", op);
-  return ternary(op, TernaryOp::kLerp,
-                 at::TensorIteratorConfig(op).add_output(out).add_input(self).add_input(end)
-                     .add_input(weight),
-                 [&](c10::ScalarType t) {
-                   TORCH_CHECK_NOT_IMPLEMENTED(c10::isFloatingType(t), op,
-                                               ": not implemented for '", t,
-                                               "'; lerp takes floating tensors.");
-                   return OpParams{};
-                 },
-                 false);
-}
-// A Scalar weight is taken in self's dtype, so it does not promote.
-at::Tensor weight_tensor(const at::Tensor& self, const c10::Scalar& weight) {
-  return at::scalar_tensor(weight, at::TensorOptions().dtype(self.scalar_type()));
-}
-at::Tensor lerp_scalar(const at::Tensor& self, const at::Tensor& end, const c10::Scalar& w) {
-  return run_lerp("lerp", at::Tensor(), self, end, weight_tensor(self, w), false);
-}
-at::Tensor lerp_tensor(const at::Tensor& self, const at::Tensor& end, const at::Tensor& w) {
-  return run_lerp("lerp", at::Tensor(), self, end, w, true);
-}
-at::Tensor& lerp_scalar_(at::Tensor& self, const at::Tensor& end, const c10::Scalar& w) {
-  run_lerp("lerp_", self, self, end, weight_tensor(self, w), false);
-  return self;
-}
-at::Tensor& lerp_tensor_(at::Tensor& self, const at::Tensor& end, const at::Tensor& w) {
-  run_lerp("lerp_", self, self, end, w, true);
-  return self;
-}
-at::Tensor& lerp_scalar_out(const at::Tensor& self, const at::Tensor& end,
-                            const c10::Scalar& w, at::Tensor& out) {
-  run_lerp("lerp", out, self, end, weight_tensor(self, w), false);
-  return out;
-}
-at::Tensor& lerp_tensor_out(const at::Tensor& self, const at::Tensor& end,
-                            const at::Tensor& w, at::Tensor& out) {
-  run_lerp("lerp", out, self, end, w, true);
-  return out;
-}
-
-// ---- activations -------------------------------------------------------------------------
-
-OpParams slope_params(const c10::Scalar& slope) {
-  OpParams p;
-  p.d[0] = slope.toDouble();
-  return p;
-}
-OpParams gelu_params(c10::string_view approximate, const char* op) {
-  OpParams p;
-  p.flag = at::native::gelu_is_tanh(approximate, op) ? 1 : 0;
-  return p;
-}
-OpParams elu_params(const c10::Scalar& alpha, const c10::Scalar& scale,
-                    const c10::Scalar& input_scale) {
-  OpParams p;
-  p.d[0] = scale.toDouble();
-  p.d[1] = alpha.toDouble() * scale.toDouble();
-  p.d[2] = input_scale.toDouble();
-  return p;
-}
-OpParams pair_params(const c10::Scalar& a, const c10::Scalar& b) {
-  OpParams p;
-  p.d[0] = a.toDouble();
-  p.d[1] = b.toDouble();
-  return p;
-}
-
-at::Tensor leaky_relu(const at::Tensor& self, const c10::Scalar& slope) {
-  return floating_unary("leaky_relu", UnaryOp::kLeakyRelu, at::Tensor(), self,
-                        slope_params(slope));
-}
-at::Tensor& leaky_relu_(at::Tensor& self, const c10::Scalar& slope) {
-  floating_unary("leaky_relu_", UnaryOp::kLeakyRelu, self, self, slope_params(slope));
-  return self;
-}
-at::Tensor& leaky_relu_out(const at::Tensor& self, const c10::Scalar& slope, at::Tensor& out) {
-  check_out(out, "leaky_relu");
-  floating_unary("leaky_relu", UnaryOp::kLeakyRelu, out, self, slope_params(slope));
-  return out;
-}
-at::Tensor gelu(const at::Tensor& self, c10::string_view approximate) {
-  return floating_unary("gelu", UnaryOp::kGelu, at::Tensor(), self,
-                        gelu_params(approximate, "gelu"));
-}
-at::Tensor& gelu_(at::Tensor& self, c10::string_view approximate) {
-  floating_unary("gelu_", UnaryOp::kGelu, self, self, gelu_params(approximate, "gelu_"));
-  return self;
-}
-at::Tensor& gelu_out(const at::Tensor& self, c10::string_view approximate, at::Tensor& out) {
-  check_out(out, "gelu");
-  floating_unary("gelu", UnaryOp::kGelu, out, self, gelu_params(approximate, "gelu"));
-  return out;
-}
-at::Tensor silu(const at::Tensor& self) {
-  return floating_unary("silu", UnaryOp::kSilu, at::Tensor(), self, OpParams{});
-}
-at::Tensor& silu_(at::Tensor& self) {
-  floating_unary("silu_", UnaryOp::kSilu, self, self, OpParams{});
-  return self;
-}
-at::Tensor& silu_out(const at::Tensor& self, at::Tensor& out) {
-  check_out(out, "silu");
-  floating_unary("silu", UnaryOp::kSilu, out, self, OpParams{});
-  return out;
-}
-at::Tensor elu(const at::Tensor& self, const c10::Scalar& alpha, const c10::Scalar& scale,
-               const c10::Scalar& input_scale) {
-  return floating_unary("elu", UnaryOp::kElu, at::Tensor(), self,
-                        elu_params(alpha, scale, input_scale));
-}
-at::Tensor& elu_(at::Tensor& self, const c10::Scalar& alpha, const c10::Scalar& scale,
-                 const c10::Scalar& input_scale) {
-  floating_unary("elu_", UnaryOp::kElu, self, self, elu_params(alpha, scale, input_scale));
-  return self;
-}
-at::Tensor& elu_out(const at::Tensor& self, const c10::Scalar& alpha,
-                    const c10::Scalar& scale, const c10::Scalar& input_scale,
-                    at::Tensor& out) {
-  check_out(out, "elu");
-  floating_unary("elu", UnaryOp::kElu, out, self, elu_params(alpha, scale, input_scale));
-  return out;
-}
-at::Tensor softplus(const at::Tensor& self, const c10::Scalar& beta,
-                    const c10::Scalar& threshold) {
-  return floating_unary("softplus", UnaryOp::kSoftplus, at::Tensor(), self,
-                        pair_params(beta, threshold));
-}
-at::Tensor& softplus_out(const at::Tensor& self, const c10::Scalar& beta,
-                         const c10::Scalar& threshold, at::Tensor& out) {
-  check_out(out, "softplus");
-  floating_unary("softplus", UnaryOp::kSoftplus, out, self, pair_params(beta, threshold));
-  return out;
-}
-
-// hardtanh takes every numeric dtype: integral bounds go in i[].
-at::Tensor run_hardtanh(const char* op, const at::Tensor& out, const at::Tensor& self,
-                        const c10::Scalar& min_val, const c10::Scalar& max_val) {
-  at::native::refuse_bool(self, op, "bool tensors are not supported. Convert the tensor "
-                          "to a floating dtype first.");
-  OpParams p = pair_params(min_val, max_val);
-  p.i[0] = static_cast<int64_t>(min_val.toDouble());
-  p.i[1] = static_cast<int64_t>(max_val.toDouble());
-  return unary(op, UnaryOp::kHardtanh, out, self, false, p);
-}
-at::Tensor hardtanh(const at::Tensor& self, const c10::Scalar& min_val,
-                    const c10::Scalar& max_val) {
-  return run_hardtanh("hardtanh", at::Tensor(), self, min_val, max_val);
-}
-at::Tensor& hardtanh_(at::Tensor& self, const c10::Scalar& min_val,
-                      const c10::Scalar& max_val) {
-  run_hardtanh("hardtanh_", self, self, min_val, max_val);
-  return self;
-}
-at::Tensor& hardtanh_out(const at::Tensor& self, const c10::Scalar& min_val,
-                         const c10::Scalar& max_val, at::Tensor& out) {
-  check_out(out, "hardtanh");
-  run_hardtanh("hardtanh", out, self, min_val, max_val);
-  return out;
-}
-
-// ---- backward ops: grad (a) and the saved tensor (b) -------------------------------------
-
-at::Tensor backward(const char* op, BinaryOp kind, const at::Tensor& grad,
-                    const at::Tensor& saved, const OpParams& p, bool integral_ok = false) {
-  return binary(op, kind, at::Tensor(), grad, saved, false, false, [&](c10::ScalarType t) {
-    TORCH_CHECK_NOT_IMPLEMENTED(integral_ok || c10::isFloatingType(t), op,
-                                ": not implemented for '", t, "'; pass floating tensors.");
-    return p;
-  });
-}
-at::Tensor sigmoid_backward(const at::Tensor& grad, const at::Tensor& output) {
-  return backward("sigmoid_backward", BinaryOp::kSigmoidBackward, grad, output, OpParams{});
-}
-at::Tensor tanh_backward(const at::Tensor& grad, const at::Tensor& output) {
-  return backward("tanh_backward", BinaryOp::kTanhBackward, grad, output, OpParams{});
-}
-at::Tensor silu_backward(const at::Tensor& grad, const at::Tensor& self) {
-  return backward("silu_backward", BinaryOp::kSiluBackward, grad, self, OpParams{});
-}
-at::Tensor gelu_backward(const at::Tensor& grad, const at::Tensor& self,
-                         c10::string_view approximate) {
-  return backward("gelu_backward", BinaryOp::kGeluBackward, grad, self,
-                  gelu_params(approximate, "gelu_backward"));
-}
-at::Tensor elu_backward(const at::Tensor& grad, const c10::Scalar& alpha,
-                        const c10::Scalar& scale, const c10::Scalar& input_scale,
-                        bool is_result, const at::Tensor& self_or_result) {
-  at::native::check_elu_backward(is_result, alpha);
-  OpParams p = elu_params(alpha, scale, input_scale);
-  p.flag = is_result ? 1 : 0;
-  return backward("elu_backward", BinaryOp::kEluBackward, grad, self_or_result, p);
-}
-at::Tensor softplus_backward(const at::Tensor& grad, const at::Tensor& self,
-                             const c10::Scalar& beta, const c10::Scalar& threshold) {
-  return backward("softplus_backward", BinaryOp::kSoftplusBackward, grad, self,
-                  pair_params(beta, threshold));
-}
-at::Tensor leaky_relu_backward(const at::Tensor& grad, const at::Tensor& self,
-                               const c10::Scalar& slope, bool self_is_result) {
-  at::native::check_leaky_relu_backward(self_is_result, slope.toDouble());
-  return backward("leaky_relu_backward", BinaryOp::kLeakyReluBackward, grad, self,
-                  slope_params(slope));
-}
-at::Tensor hardtanh_backward(const at::Tensor& grad, const at::Tensor& self,
-                             const c10::Scalar& min_val, const c10::Scalar& max_val) {
-  return backward("hardtanh_backward", BinaryOp::kHardtanhBackward, grad, self,
-                  pair_params(min_val, max_val), /*integral_ok=*/true);
-}
-
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, CUDA, m) {
@@ -916,13 +507,6 @@ TORCH_LIBRARY_IMPL(aten, CUDA, m) {
   EMBER_CUDA_REGISTER_THREE(reciprocal)
   EMBER_CUDA_REGISTER_THREE(sin)
   EMBER_CUDA_REGISTER_THREE(cos)
-  EMBER_CUDA_REGISTER_THREE(addcmul)
-  EMBER_CUDA_REGISTER_THREE(addcdiv)
-  EMBER_CUDA_REGISTER_THREE(leaky_relu)
-  EMBER_CUDA_REGISTER_THREE(gelu)
-  EMBER_CUDA_REGISTER_THREE(silu)
-  EMBER_CUDA_REGISTER_THREE(elu)
-  EMBER_CUDA_REGISTER_THREE(hardtanh)
 #undef EMBER_CUDA_REGISTER_THREE
   m.impl("round.decimals", TORCH_FN(round_decimals));
   m.impl("round_.decimals", TORCH_FN(round_decimals_));
@@ -938,40 +522,6 @@ TORCH_LIBRARY_IMPL(aten, CUDA, m) {
   m.impl("pow.Scalar_out", TORCH_FN(pow_scalar_base_out));
   m.impl("pow_.Scalar", TORCH_FN(pow_scalar_));
   m.impl("pow_.Tensor", TORCH_FN(pow_));
-  m.impl("where.self", TORCH_FN(where_self));
-  m.impl("where.self_out", TORCH_FN(where_self_out));
-  m.impl("clamp", TORCH_FN(clamp));
-  m.impl("clamp.Tensor", TORCH_FN(clamp_tensor));
-  m.impl("clamp_", TORCH_FN(clamp_));
-  m.impl("clamp_.Tensor", TORCH_FN(clamp_tensor_));
-  m.impl("clamp.out", TORCH_FN(clamp_out));
-  m.impl("clamp.Tensor_out", TORCH_FN(clamp_tensor_out));
-#define EMBER_CUDA_REGISTER_CLAMP_SIDE(name)                   \
-  m.impl(#name, TORCH_FN(name));                               \
-  m.impl(#name ".Tensor", TORCH_FN(name##_tensor));            \
-  m.impl(#name "_", TORCH_FN(name##_));                        \
-  m.impl(#name "_.Tensor", TORCH_FN(name##_tensor_));          \
-  m.impl(#name ".out", TORCH_FN(name##_out));                  \
-  m.impl(#name ".Tensor_out", TORCH_FN(name##_tensor_out));
-  EMBER_CUDA_REGISTER_CLAMP_SIDE(clamp_min)
-  EMBER_CUDA_REGISTER_CLAMP_SIDE(clamp_max)
-#undef EMBER_CUDA_REGISTER_CLAMP_SIDE
-  m.impl("lerp.Scalar", TORCH_FN(lerp_scalar));
-  m.impl("lerp.Tensor", TORCH_FN(lerp_tensor));
-  m.impl("lerp_.Scalar", TORCH_FN(lerp_scalar_));
-  m.impl("lerp_.Tensor", TORCH_FN(lerp_tensor_));
-  m.impl("lerp.Scalar_out", TORCH_FN(lerp_scalar_out));
-  m.impl("lerp.Tensor_out", TORCH_FN(lerp_tensor_out));
-  m.impl("softplus", TORCH_FN(softplus));
-  m.impl("softplus.out", TORCH_FN(softplus_out));
-  m.impl("sigmoid_backward", TORCH_FN(sigmoid_backward));
-  m.impl("tanh_backward", TORCH_FN(tanh_backward));
-  m.impl("silu_backward", TORCH_FN(silu_backward));
-  m.impl("gelu_backward", TORCH_FN(gelu_backward));
-  m.impl("elu_backward", TORCH_FN(elu_backward));
-  m.impl("softplus_backward", TORCH_FN(softplus_backward));
-  m.impl("leaky_relu_backward", TORCH_FN(leaky_relu_backward));
-  m.impl("hardtanh_backward", TORCH_FN(hardtanh_backward));
 }
 
 }  // namespace cuda

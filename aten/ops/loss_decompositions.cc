@@ -1,7 +1,7 @@
 // mse_loss and binary_cross_entropy and their backward ops as compositions of
 // other ops, for CompositeExplicitAutograd (see aten/LossDecompositions.h).
 // Each computes what the CPU plugin's fused loop computes, in the input's
-// dtype: tests/aten:loss_decompositions_test compares them.
+// dtype: tests/aten:decompositions_test compares them.
 #include "aten/LossDecompositions.h"
 
 #include <vector>

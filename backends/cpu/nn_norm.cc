@@ -14,6 +14,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "aten/NormDecompositions.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/nn.h"
 #include "backends/cpu/nn_utils.h"
@@ -46,9 +47,7 @@ at::Tensor from_doubles(const std::vector<double>& values, c10::IntArrayRef shap
 
 // The dtype of statistics and parameter gradients for `input`'s dtype:
 // float for Half and BFloat16, the input's otherwise.
-c10::ScalarType stat_dtype(c10::ScalarType t) {
-  return t == c10::kHalf || t == c10::kBFloat16 ? c10::kFloat : t;
-}
+c10::ScalarType stat_dtype(c10::ScalarType t) { return at::native::layer_norm_stat_dtype(t); }
 
 // ---- batch norm ----------------------------------------------------------------------------
 
@@ -400,42 +399,9 @@ LnShape ln_shape(const at::Tensor& input, c10::IntArrayRef normalized_shape,
                  const std::optional<at::Tensor>& weight,
                  const std::optional<at::Tensor>& bias, const char* op) {
   nn::check_defined(input, op, "input");
-  nn::check_floating(input, op, "input");
-  const int64_t nd = static_cast<int64_t>(normalized_shape.size());
-  TORCH_CHECK(nd >= 1, op, ": Expected normalized_shape to be at least 1-dimensional, "
-              "i.e., containing at least one element, but got normalized_shape = ",
-              normalized_shape);
-  TORCH_CHECK(!nn::present(weight) || weight->sizes() == normalized_shape, op,
-              ": Expected weight to be of same shape as normalized_shape, but got weight "
-              "of shape ", weight->sizes(), " and normalized_shape = ", normalized_shape);
-  TORCH_CHECK(!nn::present(bias) || bias->sizes() == normalized_shape, op,
-              ": Expected bias to be of same shape as normalized_shape, but got bias of "
-              "shape ", bias->sizes(), " and normalized_shape = ", normalized_shape);
-  const int64_t ndim = input.dim();
-  bool ok = ndim >= nd;
-  for (int64_t i = 0; ok && i < nd; ++i) {
-    ok = input.size(ndim - nd + i) == normalized_shape[static_cast<size_t>(i)];
-  }
-  if (!ok) {
-    std::ostringstream expected;
-    expected << "[*";
-    for (const int64_t s : normalized_shape) expected << ", " << s;
-    expected << "]";
-    TORCH_CHECK(false, op, ": Given normalized_shape=", normalized_shape,
-                ", expected input with shape ", expected.str(),
-                ", but got input of size", input.sizes());
-  }
-  LnShape s{1, 1, {}};
-  for (int64_t d = 0; d < ndim; ++d) {
-    if (d < ndim - nd) {
-      s.m *= input.size(d);
-      s.stat_shape.push_back(input.size(d));
-    } else {
-      s.n *= input.size(d);
-      s.stat_shape.push_back(1);
-    }
-  }
-  return s;
+  const at::native::LayerNormShape s =
+      at::native::layer_norm_shape(input, normalized_shape, weight, bias, op);
+  return {s.m, s.n, s.stat_shape};
 }
 
 }  // namespace
@@ -528,13 +494,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_layer_norm_backward_cpu(
   nn::check_defined(grad_out, op, "grad_out");
   nn::check_defined(mean, op, "mean");
   nn::check_defined(rstd, op, "rstd");
-  TORCH_CHECK(grad_out.sizes() == input.sizes(), op, ": grad_out and input must have "
-              "the same shape, but got ", grad_out.sizes(), " and ", input.sizes(), ".");
-  TORCH_CHECK(mean.numel() == g.m && rstd.numel() == g.m, op, ": mean and rstd must "
-              "have one element per normalized row (", g.m, "), but have ", mean.numel(),
-              " and ", rstd.numel(), "; pass the ones native_layer_norm returned.");
-  TORCH_CHECK(output_mask.size() == 3, op, ": output_mask must have 3 entries, but has ",
-              output_mask.size(), ".");
+  at::native::check_layer_norm_backward(grad_out, input, mean, rstd, {g.m, g.n, g.stat_shape},
+                                        output_mask, op);
   const std::vector<double> mu = as_doubles(mean, op);
   const std::vector<double> rs = as_doubles(rstd, op);
   const std::vector<double> w = nn::present(weight) ? as_doubles(*weight, op)

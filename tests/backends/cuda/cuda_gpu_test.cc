@@ -622,9 +622,10 @@ TEST_F(Gpu, ReductionsMatchTheCpu) {
               HasSubstr("std and var only support floating point"));
 }
 
-// mse_loss and binary_cross_entropy through their CompositeExplicitAutograd
-// decompositions (aten/LossDecompositions.h), with gradients.
-TEST_F(Gpu, CompositeLossesMatchTheCpu) {
+// mse_loss, binary_cross_entropy and layer_norm through their
+// CompositeExplicitAutograd decompositions (aten/LossDecompositions.h,
+// NormDecompositions.h), with gradients.
+TEST_F(Gpu, CompositeLossesAndLayerNormMatchTheCpu) {
   const at::Tensor x = at::rand({6, 3}), t = at::rand({6, 3}).round(), w = at::rand({3});
   for (int64_t r : {0, 1, 2}) {
     expect_close(at::mse_loss(x.to(cuda), t.to(cuda), r), at::mse_loss(x, t, r));
@@ -636,6 +637,17 @@ TEST_F(Gpu, CompositeLossesMatchTheCpu) {
   at::binary_cross_entropy(cx, t).backward();
   at::binary_cross_entropy(gx, t.to(cuda)).backward();
   expect_close(gx.grad(), cx.grad(), 1e-5, 1e-6);
+  // layer_norm through native_layer_norm's decomposition, with gradients.
+  const at::Tensor h = randn({4, 3, 8}), lw = randn({8}), lb = randn({8});
+  at::Tensor ch = h.clone().set_requires_grad(true), cw = lw.clone().set_requires_grad(true);
+  at::Tensor gh = h.to(cuda).set_requires_grad(true), gw = lw.to(cuda).set_requires_grad(true);
+  const at::Tensor cy = at::layer_norm(ch, {8}, cw, lb), gy = at::layer_norm(gh, {8}, gw, lb.to(cuda));
+  expect_close(gy.detach(), cy.detach(), 1e-5, 1e-5);
+  const at::Tensor up = randn({4, 3, 8});
+  cy.backward(up);
+  gy.backward(up.to(cuda));
+  expect_close(gh.grad(), ch.grad(), 1e-4, 1e-5);
+  expect_close(gw.grad(), cw.grad(), 1e-4, 1e-5);
   at::Tensor bad = x.clone();
   bad.select(0, 1).select(0, 2).fill_(-0.5);
   EXPECT_EQ(ember_test::errorOf([&] { at::binary_cross_entropy(bad.to(cuda), t.to(cuda)); }),

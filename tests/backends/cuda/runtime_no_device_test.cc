@@ -273,6 +273,7 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
       {"sum.IntList_out", [&] { at::sum_out(y, x, {1}); }},
       {"mse_loss (composite)", [&] { at::mse_loss(x, x); }},
       {"binary_cross_entropy (composite)", [&] { at::binary_cross_entropy(x, x); }},
+      {"layer_norm (composite)", [&] { at::layer_norm(x, {2}); }},
       {"bmm", [&] { at::bmm(handMadeCudaTensor({2, 2, 3}), handMadeCudaTensor({2, 3, 2})); }},
       {"cat", [&] { at::cat({x, x}, 1); }},
       {"index_select", [&] { at::index_select(x, 0, handMadeCudaTensor({2}, c10::kLong)); }},

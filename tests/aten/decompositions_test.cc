@@ -1,14 +1,15 @@
-// The CompositeExplicitAutograd losses (aten/LossDecompositions.h), which
-// backends without their own kernels run (CUDA, third parties), against the
-// CPU plugin's fused kernels on the same inputs: values for every reduction,
-// with and without weights, the backward ops, and the errors (the same
-// words: the checks are shared).
+// The CompositeExplicitAutograd decompositions (aten/LossDecompositions.h,
+// aten/NormDecompositions.h), which backends without their own kernels run
+// (CUDA, third parties), against the CPU plugin's fused kernels on the same
+// inputs: values for every reduction, with and without weights, the
+// backward ops, and the errors (the same words: the checks are shared).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <ATen/ATen.h>
 
 #include "aten/LossDecompositions.h"
+#include "aten/NormDecompositions.h"
 #include "tests/support/error_of.h"
 
 namespace {
@@ -76,6 +77,56 @@ TEST(LossDecompositions, BinaryCrossEntropyMatchesTheCpuKernel) {
             errorOf([&] { at::binary_cross_entropy(x, t.to(at::kDouble)); }));
   EXPECT_EQ(errorOf([&] { at::native::binary_cross_entropy_decomposed(x, t, at::rand({3}), 1); }),
             errorOf([&] { at::binary_cross_entropy(x, t, at::rand({3})); }));
+}
+
+TEST(NormDecompositions, LayerNormMatchesTheCpuKernel) {
+  at::manual_seed(3);
+  for (c10::ScalarType dt : {at::kFloat, at::kDouble}) {
+    const double tol = dt == at::kFloat ? 2e-5 : 1e-10;
+    const at::Tensor x = at::randn({3, 4, 6}).mul(3).add(1).to(dt);
+    const at::Tensor w = at::randn({4, 6}).to(dt), b = at::randn({4, 6}).to(dt);
+    for (int with : {0, 1, 2}) {  // no affine, weight only, weight and bias
+      SCOPED_TRACE(with);
+      const std::optional<at::Tensor> ow = with >= 1 ? std::optional<at::Tensor>(w) : std::nullopt;
+      const std::optional<at::Tensor> ob = with >= 2 ? std::optional<at::Tensor>(b) : std::nullopt;
+      auto [y, mean, rstd] = at::native_layer_norm(x, {4, 6}, ow, ob, 1e-5);
+      auto [dy, dmean, drstd] = at::native::native_layer_norm_decomposed(x, {4, 6}, ow, ob, 1e-5);
+      expect_close(dy, y, tol);
+      expect_close(dmean, mean, tol);
+      expect_close(drstd, rstd, tol);
+      const at::Tensor g = at::randn({3, 4, 6}).to(dt);
+      auto [gi, gw, gb] =
+          at::native_layer_norm_backward(g, x, {4, 6}, mean, rstd, ow, ob, {true, true, true});
+      auto [dgi, dgw, dgb] = at::native::native_layer_norm_backward_decomposed(
+          g, x, {4, 6}, mean, rstd, ow, ob, {true, true, true});
+      expect_close(dgi, gi, tol * 10);
+      expect_close(dgw, gw, tol * 10);
+      expect_close(dgb, gb, tol * 10);
+    }
+  }
+  // One normalized dim; a mask that skips the input's gradient.
+  const at::Tensor x = at::randn({5, 7});
+  auto [y, mean, rstd] = at::native_layer_norm(x, {7}, std::nullopt, std::nullopt, 1e-3);
+  expect_close(std::get<0>(at::native::native_layer_norm_decomposed(x, {7}, std::nullopt,
+                                                                    std::nullopt, 1e-3)),
+               y, 2e-5);
+  auto [gi, gw, gb] = at::native::native_layer_norm_backward_decomposed(
+      at::ones({5, 7}), x, {7}, mean, rstd, std::nullopt, std::nullopt, {false, true, true});
+  EXPECT_FALSE(gi.defined());
+  expect_close(gb, at::full({7}, 5.0), 1e-6);
+  // The same errors.
+  EXPECT_EQ(errorOf([&] { at::native::native_layer_norm_decomposed(x, {6}, std::nullopt, std::nullopt, 1e-5); }),
+            errorOf([&] { at::native_layer_norm(x, {6}, std::nullopt, std::nullopt, 1e-5); }));
+  EXPECT_EQ(errorOf([&] { at::native::native_layer_norm_decomposed(x, {7}, at::ones({6}), std::nullopt, 1e-5); }),
+            errorOf([&] { at::native_layer_norm(x, {7}, at::ones({6}), std::nullopt, 1e-5); }));
+  EXPECT_EQ(errorOf([&] {
+              at::native::native_layer_norm_backward_decomposed(
+                  at::ones({5, 6}), x, {7}, mean, rstd, std::nullopt, std::nullopt, {true, true, true});
+            }),
+            errorOf([&] {
+              at::native_layer_norm_backward(at::ones({5, 6}), x, {7}, mean, rstd, std::nullopt,
+                                             std::nullopt, {true, true, true});
+            }));
 }
 
 }  // namespace

@@ -27,6 +27,10 @@ void check_loss_same_dtype(const Tensor& a, const Tensor& b, const char* op, con
 // floating input, a target of the input's size and dtype.
 void check_bce_inputs(const Tensor& self, const Tensor& target, int64_t reduction,
                       const char* op);
+// binary_cross_entropy_with_logits's input and target: defined, a known
+// reduction, a floating input, a target of the input's size and dtype.
+void check_bce_with_logits_inputs(const Tensor& self, const Tensor& target, int64_t reduction,
+                                  const char* op);
 // `t` (named `what`) broadcasts to like's shape; returns that shape check's
 // result for the message.
 void check_broadcasts_to(const Tensor& t, const Tensor& like, const char* op, const char* what);
@@ -40,6 +44,10 @@ Tensor mse_loss_backward_decomposed(const Tensor& grad_output, const Tensor& sel
                                     const Tensor& target, int64_t reduction);
 Tensor binary_cross_entropy_decomposed(const Tensor& self, const Tensor& target,
                                        const std::optional<Tensor>& weight, int64_t reduction);
+Tensor binary_cross_entropy_with_logits_decomposed(const Tensor& self, const Tensor& target,
+                                                   const std::optional<Tensor>& weight,
+                                                   const std::optional<Tensor>& pos_weight,
+                                                   int64_t reduction);
 Tensor binary_cross_entropy_backward_decomposed(const Tensor& grad_output, const Tensor& self,
                                                 const Tensor& target,
                                                 const std::optional<Tensor>& weight,

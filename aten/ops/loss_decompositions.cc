@@ -1,5 +1,5 @@
-// mse_loss and binary_cross_entropy and their backward ops as compositions of
-// other ops, for CompositeExplicitAutograd (see aten/LossDecompositions.h).
+// mse_loss, binary_cross_entropy (and their backward ops) and
+// binary_cross_entropy_with_logits as compositions of other ops, for CompositeExplicitAutograd (see aten/LossDecompositions.h).
 // Each computes what the CPU plugin's fused loop computes, in the input's
 // dtype: tests/aten:decompositions_test compares them.
 #include "aten/LossDecompositions.h"
@@ -42,6 +42,17 @@ void check_bce_inputs(const Tensor& self, const Tensor& target, int64_t reductio
   TORCH_CHECK(target.sizes() == self.sizes(), op, ": Using a target size (",
               target.sizes(), ") that is different to the input size (", self.sizes(),
               ") is not supported. Please ensure they have the same size.");
+  check_loss_same_dtype(self, target, op, "a target");
+}
+
+void check_bce_with_logits_inputs(const Tensor& self, const Tensor& target, int64_t reduction,
+                                  const char* op) {
+  TORCH_CHECK(self.defined() && target.defined(), op, ": the input and target tensors "
+              "must be defined; pass defined tensors.");
+  check_loss_reduction(reduction, op);
+  check_loss_floating(self, op, "input");
+  TORCH_CHECK(target.sizes() == self.sizes(), op, ": Target size (", target.sizes(),
+              ") must be the same as input size (", self.sizes(), ")");
   check_loss_same_dtype(self, target, op, "a target");
 }
 
@@ -118,6 +129,30 @@ Tensor binary_cross_entropy_decomposed(const Tensor& self, const Tensor& target,
   return apply_reduction(loss, reduction);
 }
 
+Tensor binary_cross_entropy_with_logits_decomposed(const Tensor& self, const Tensor& target,
+                                                   const std::optional<Tensor>& weight,
+                                                   const std::optional<Tensor>& pos_weight,
+                                                   int64_t reduction) {
+  const char* op = "binary_cross_entropy_with_logits";
+  check_bce_with_logits_inputs(self, target, reduction, op);
+  const bool weighted = weight.has_value() && weight->defined();
+  const bool pos_weighted = pos_weight.has_value() && pos_weight->defined();
+  if (weighted) check_broadcasts_to(*weight, self, op, "weight");
+  if (pos_weighted) check_broadcasts_to(*pos_weight, self, op, "pos_weight");
+  // -log(sigmoid(x)) = softplus(-x) = max(-x, 0) + log1p(exp(-|x|)), which
+  // neither overflows nor loses the tail for large |x|.
+  const Tensor softplus_neg =
+      at::add(at::clamp_min(at::neg(self), 0), at::log1p(at::exp(at::neg(at::abs(self)))));
+  Tensor log_weight_term = softplus_neg;
+  if (pos_weighted) {
+    const Tensor pw = pos_weight->to(self.scalar_type());
+    log_weight_term = at::mul(at::add(at::mul(at::sub(pw, 1), target), 1), softplus_neg);
+  }
+  Tensor loss = at::add(at::mul(at::rsub(target, 1), self), log_weight_term);
+  if (weighted) loss = at::mul(loss, weight->to(self.scalar_type()));
+  return apply_reduction(loss, reduction);
+}
+
 Tensor binary_cross_entropy_backward_decomposed(const Tensor& grad_output, const Tensor& self,
                                                 const Tensor& target,
                                                 const std::optional<Tensor>& weight,
@@ -143,6 +178,8 @@ TORCH_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
   m.impl("mse_loss_backward", TORCH_FN(mse_loss_backward_decomposed));
   m.impl("binary_cross_entropy", TORCH_FN(binary_cross_entropy_decomposed));
   m.impl("binary_cross_entropy_backward", TORCH_FN(binary_cross_entropy_backward_decomposed));
+  m.impl("binary_cross_entropy_with_logits",
+         TORCH_FN(binary_cross_entropy_with_logits_decomposed));
 }
 
 }  // namespace native

@@ -436,11 +436,7 @@ at::Tensor binary_cross_entropy_with_logits_cpu(const at::Tensor& self,
   const char* op = "binary_cross_entropy_with_logits";
   nn::check_defined(self, op, "input");
   nn::check_defined(target, op, "target");
-  nn::check_reduction(reduction, op);
-  nn::check_floating(self, op, "input");
-  TORCH_CHECK(target.sizes() == self.sizes(), op, ": Target size (", target.sizes(),
-              ") must be the same as input size (", self.sizes(), ")");
-  check_same_dtype(self, target, op, "a target");
+  at::native::check_bce_with_logits_inputs(self, target, reduction, op);
   const at::Tensor x = nn::contiguous(self);
   const at::Tensor t = nn::contiguous(target);
   const at::Tensor w = nn::present(weight) ? broadcast_like(*weight, self, op, "weight")

@@ -79,6 +79,26 @@ TEST(LossDecompositions, BinaryCrossEntropyMatchesTheCpuKernel) {
             errorOf([&] { at::binary_cross_entropy(x, t, at::rand({3})); }));
 }
 
+TEST(LossDecompositions, BinaryCrossEntropyWithLogitsMatchesTheCpuKernel) {
+  at::manual_seed(4);
+  const at::Tensor x = at::randn({3, 4}).mul(20);  // large |x|: the stable form counts
+  const at::Tensor t = at::rand({3, 4});
+  const at::Tensor w = at::rand({4}), pw = at::rand({4}).mul(3);
+  for (int64_t r : {0, 1, 2}) {
+    SCOPED_TRACE(r);
+    expect_close(at::native::binary_cross_entropy_with_logits_decomposed(x, t, std::nullopt,
+                                                                         std::nullopt, r),
+                 at::binary_cross_entropy_with_logits(x, t, std::nullopt, std::nullopt, r), 1e-5);
+    expect_close(at::native::binary_cross_entropy_with_logits_decomposed(x, t, w, pw, r),
+                 at::binary_cross_entropy_with_logits(x, t, w, pw, r), 1e-5);
+  }
+  EXPECT_EQ(errorOf([&] {
+              at::native::binary_cross_entropy_with_logits_decomposed(x, t.t(), std::nullopt,
+                                                                      std::nullopt, 1);
+            }),
+            errorOf([&] { at::binary_cross_entropy_with_logits(x, t.t()); }));
+}
+
 TEST(NormDecompositions, LayerNormMatchesTheCpuKernel) {
   at::manual_seed(3);
   for (c10::ScalarType dt : {at::kFloat, at::kDouble}) {

@@ -631,6 +631,9 @@ TEST_F(Gpu, CompositeLossesAndLayerNormMatchTheCpu) {
     expect_close(at::mse_loss(x.to(cuda), t.to(cuda), r), at::mse_loss(x, t, r));
     expect_close(at::binary_cross_entropy(x.to(cuda), t.to(cuda), w.to(cuda), r),
                  at::binary_cross_entropy(x, t, w, r), 1e-5, 1e-6);
+    expect_close(at::binary_cross_entropy_with_logits(x.to(cuda).mul(8), t.to(cuda), w.to(cuda),
+                                                      w.to(cuda), r),
+                 at::binary_cross_entropy_with_logits(x.mul(8), t, w, w, r), 1e-5, 1e-6);
   }
   at::Tensor cx = x.clone().set_requires_grad(true);
   at::Tensor gx = x.to(cuda).set_requires_grad(true);

@@ -126,7 +126,11 @@ TEST(NormDecompositions, LayerNormMatchesTheCpuKernel) {
   }
   // One normalized dim; a mask that skips the input's gradient.
   const at::Tensor x = at::randn({5, 7});
-  auto [y, mean, rstd] = at::native_layer_norm(x, {7}, std::nullopt, std::nullopt, 1e-3);
+  // Plain names, not structured bindings: the lambdas below capture them.
+  const auto forward = at::native_layer_norm(x, {7}, std::nullopt, std::nullopt, 1e-3);
+  const at::Tensor& y = std::get<0>(forward);
+  const at::Tensor& mean = std::get<1>(forward);
+  const at::Tensor& rstd = std::get<2>(forward);
   expect_close(std::get<0>(at::native::native_layer_norm_decomposed(x, {7}, std::nullopt,
                                                                     std::nullopt, 1e-3)),
                y, 2e-5);

@@ -278,7 +278,9 @@ TEST(ElementOps, PredicatesAndComparisonsMatchTheCpu) {
       {k::PredicateOp::kIsinf, [](T x) { return at::isinf(x); }},
       {k::PredicateOp::kLogicalNot, [](T x) { return at::logical_not(x); }},
   };
-  for (const auto& [op, cpu] : predicates) {
+  for (const auto& entry : predicates) {
+    const k::PredicateOp op = entry.first;  // a plain name: lambdas below capture it
+    const auto& cpu = entry.second;
     for (ScalarType t : kAll) {
       SCOPED_TRACE(c10::toString(t));
       const at::Tensor x = tensor_of(values_of(t), t);
@@ -303,7 +305,9 @@ TEST(ElementOps, PredicatesAndComparisonsMatchTheCpu) {
       {k::CompareOp::kLogicalOr, [](T a, T b) { return at::logical_or(a, b); }},
       {k::CompareOp::kLogicalXor, [](T a, T b) { return at::logical_xor(a, b); }},
   };
-  for (const auto& [op, cpu] : comparisons) {
+  for (const auto& entry : comparisons) {
+    const k::CompareOp op = entry.first;
+    const auto& cpu = entry.second;
     for (ScalarType t : kAll) {
       SCOPED_TRACE(c10::toString(t));
       const at::Tensor a = tensor_of(values_of(t), t);

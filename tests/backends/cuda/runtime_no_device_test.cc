@@ -324,7 +324,9 @@ TEST_F(NoDevice, ArgumentErrorsAreTheCpusAndComeFirst) {
       {"index_select dtype", [](auto& x, auto&, auto&) { at::index_select(x, 0, x); }},
       {"embedding weight", [](auto& x, auto&, auto& l) { at::embedding(x.reshape({4}), l); }},
   };
-  for (const auto& [name, call] : calls) {
+  for (const auto& entry : calls) {
+    const char* name = entry.first;
+    const F& call = entry.second;  // a plain name: the lambdas capture it
     const std::string cpu = ember_test::errorOf([&] { call(cx, cb, cl); });
     EXPECT_NE(cpu, "<no error>") << name;
     EXPECT_EQ(ember_test::errorOf([&] { call(x, b, l); }), cpu) << name;

@@ -1,0 +1,368 @@
+// The GPU suite, second part: the op list written on 2026-11-27 without a GPU
+// (pointwise ops with CPU scalars, comparisons, where/clamp/lerp, activations
+// and their gradients, errors, reductions, the composite losses and layer
+// norm, bmm/cat/index_select/embedding), each against the CPU plugin. One
+// binary with cuda_gpu_test.cc (tools/gpu/run.sh runs it).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "tests/backends/cuda/gpu_test_util.h"
+#include "tests/support/error_of.h"
+
+namespace {
+
+using ::testing::HasSubstr;
+using ember_gpu_test::expect_close;
+using ember_gpu_test::expect_equal;
+using ember_gpu_test::Gpu;
+using ember_gpu_test::randn;
+
+// CPU 0-dim tensors and Scalar overloads reach the kernels by value (Note
+// [CPU scalars on a device]): promotion as on the CPU, the vectorized loop
+// with a scalar operand, a misaligned view beside a scalar.
+TEST_F(Gpu, CpuScalarsAndScalarOverloadsMatchTheCpu) {
+  const at::Tensor x = randn({1027});
+  const at::Tensor gx = x.to(cuda);
+  expect_close(gx.mul(2.5), x.mul(2.5));
+  expect_close(at::add(gx, 3, 2), at::add(x, 3, 2));
+  expect_close(gx.sub(1.25), x.sub(1.25));
+  expect_close(gx.div(4), x.div(4));
+  const at::Tensor half = at::full({}, 0.5, at::TensorOptions().dtype(c10::kDouble));
+  expect_close(gx.mul(half), x.mul(half));                 // stays Float
+  expect_close(gx.narrow(0, 1, 1020).add(half), x.narrow(0, 1, 1020).add(half));
+  const at::Tensor i = at::arange(10);
+  expect_close(i.to(cuda).mul(2.5), i.mul(2.5));           // Long * 2.5 is Float
+  expect_equal(i.to(cuda).mul(3), i.mul(3));               // stays Long
+  expect_close(at::pow(gx, 2), at::pow(x, 2));
+  expect_close(at::pow(2.0, gx), at::pow(2.0, x));
+  expect_equal(at::pow(i.to(cuda), 3), at::pow(i, 3));
+  expect_close(at::rsub(gx, 1.5), at::rsub(x, 1.5));
+  expect_close(at::where(gx.gt(0), gx, 0.0), at::where(x.gt(0), x, 0.0));
+}
+
+TEST_F(Gpu, UnaryOpsMatchTheCpu) {
+  const at::Tensor x = randn({7, 9}).mul(3);
+  const at::Tensor xt = x.t();  // strided
+  for (c10::ScalarType dt : {c10::kFloat, c10::kDouble}) {
+    const at::Tensor c = xt.to(dt), g = c.to(cuda);
+    const at::Tensor cp = c.abs().add(0.1), gp = cp.to(cuda);
+    expect_close(at::sign(g), at::sign(c));
+    expect_close(at::floor(g), at::floor(c));
+    expect_close(at::ceil(g), at::ceil(c));
+    expect_close(at::round(g), at::round(c));
+    expect_close(at::round(g, 2), at::round(c, 2));
+    expect_close(at::round(g.mul(100), -1), at::round(c.mul(100), -1));
+    expect_close(at::trunc(g), at::trunc(c));
+    expect_close(at::log1p(gp), at::log1p(cp));
+    expect_close(at::expm1(g), at::expm1(c));
+    expect_close(at::rsqrt(gp), at::rsqrt(cp));
+    expect_close(at::reciprocal(gp), at::reciprocal(cp));
+    expect_close(at::sin(g), at::sin(c));
+    expect_close(at::cos(g), at::cos(c));
+    at::Tensor inplace = g.clone();
+    inplace.floor_();
+    expect_close(inplace, at::floor(c));
+    at::Tensor out = at::empty({0}, at::TensorOptions().dtype(dt).device(cuda));
+    at::sin_out(out, g);
+    expect_close(out, at::sin(c));
+  }
+  const at::Tensor i = at::arange(-6, 6).reshape({3, 4});
+  expect_equal(at::sign(i.to(cuda)), at::sign(i));
+  expect_equal(at::floor(i.to(cuda)), i);
+  expect_equal(at::bitwise_not(i.to(cuda)), at::bitwise_not(i));
+  expect_close(at::sin(i.to(cuda)), at::sin(i));  // Long promotes to Float
+  const at::Tensor b = i.gt(0);
+  expect_equal(at::bitwise_not(b.to(cuda)), at::bitwise_not(b));
+  expect_equal(at::abs(b.to(cuda)), at::abs(b));
+}
+
+TEST_F(Gpu, ComparisonsAndLogicalOpsMatchTheCpu) {
+  const at::Tensor a = randn({4, 5}).round(), b = randn({5}).round();
+  const at::Tensor ga = a.to(cuda), gb = b.to(cuda);
+  expect_equal(at::eq(ga, gb), at::eq(a, b));
+  expect_equal(at::ne(ga, gb), at::ne(a, b));
+  expect_equal(at::lt(ga, gb), at::lt(a, b));
+  expect_equal(at::le(ga.t(), 0), at::le(a.t(), 0));
+  expect_equal(at::gt(ga, 0.5), at::gt(a, 0.5));
+  expect_equal(at::ge(ga, gb), at::ge(a, b));
+  const at::Tensor i = at::arange(20).reshape({4, 5});
+  expect_equal(at::lt(i.to(cuda), ga), at::lt(i, a));      // Long vs Float
+  at::Tensor inplace = ga.clone();
+  inplace.lt_(gb);                                          // Bool into Float
+  expect_equal(inplace, a.lt(b).to(c10::kFloat));
+  at::Tensor out = at::empty({0}, at::TensorOptions().dtype(c10::kBool).device(cuda));
+  at::eq_out(out, ga, gb);
+  expect_equal(out, at::eq(a, b));
+  expect_equal(at::logical_and(ga, i.to(cuda)), at::logical_and(a, i));
+  expect_equal(at::logical_or(ga, gb), at::logical_or(a, b));
+  expect_equal(at::logical_xor(ga, gb), at::logical_xor(a, b));
+  expect_equal(at::logical_not(ga), at::logical_not(a));
+  const at::Tensor special = at::tensor({1.0, std::nan(""), INFINITY, -INFINITY, 0.0});
+  expect_equal(at::isnan(special.to(cuda)), at::isnan(special));
+  expect_equal(at::isinf(special.to(cuda)), at::isinf(special));
+  expect_equal(at::eq(special.to(cuda), special.to(cuda)), at::eq(special, special));
+  expect_equal(at::bitwise_and(i.to(cuda), 6), at::bitwise_and(i, 6));
+  const at::Tensor j = i.mul(7).add(3);
+  expect_equal(at::bitwise_or(i.to(cuda), j.to(cuda)), at::bitwise_or(i, j));
+  expect_equal(at::bitwise_xor(i.gt(3).to(cuda), i.lt(9).to(cuda)),
+               at::bitwise_xor(i.gt(3), i.lt(9)));
+  expect_close(at::fmod(ga, gb.add(0.5)), at::fmod(a, b.add(0.5)));
+  expect_close(at::remainder(ga, -1.5), at::remainder(a, -1.5));
+  expect_equal(at::remainder(i.sub(7).to(cuda), 3), at::remainder(i.sub(7), 3));
+  expect_equal(at::fmod(i.sub(7).to(cuda), -3), at::fmod(i.sub(7), -3));
+  expect_equal(at::div(i.sub(7).to(cuda), -3, "floor"), at::div(i.sub(7), -3, "floor"));
+  expect_close(at::div(ga, gb.add(0.5), "floor"), at::div(a, b.add(0.5), "floor"));
+  expect_close(at::div(ga, 0.7, "trunc"), at::div(a, 0.7, "trunc"));
+  EXPECT_EQ(ember_test::errorOf([&] { at::fmod(i.to(cuda), i.mul(0).to(cuda)); }),
+            ember_test::errorOf([&] { at::fmod(i, i.mul(0)); }));
+  expect_equal(at::maximum(ga, gb), at::maximum(a, b));
+  expect_equal(at::minimum(i.to(cuda), ga), at::minimum(i, a));
+  const at::Tensor nan_max = at::maximum(special.to(cuda), at::zeros({5}).to(cuda));
+  expect_equal(at::isnan(nan_max), at::isnan(special));     // NaN propagates
+}
+
+TEST_F(Gpu, WhereClampAddcmulLerpMatchTheCpu) {
+  const at::Tensor a = randn({4, 5}), b = randn({5}), c = randn({4, 1});
+  const at::Tensor ga = a.to(cuda), gb = b.to(cuda), gc = c.to(cuda);
+  expect_close(at::where(ga.gt(gb), ga, gc), at::where(a.gt(b), a, c));
+  expect_close(at::where(ga.gt(0), 1.0, gc), at::where(a.gt(0), 1.0, c));
+  expect_close(at::clamp(ga, -0.5, 0.5), at::clamp(a, -0.5, 0.5));
+  expect_close(at::clamp(ga, std::nullopt, 0.25), at::clamp(a, std::nullopt, 0.25));
+  expect_close(at::clamp(ga, gc, gb), at::clamp(a, c, b));
+  expect_close(at::clamp_min(ga, gb), at::clamp_min(a, b));
+  expect_close(at::clamp_max(ga, 0.1), at::clamp_max(a, 0.1));
+  const at::Tensor i = at::arange(-5, 5);
+  expect_equal(at::clamp(i.to(cuda), -2, 3), at::clamp(i, -2, 3));
+  expect_close(at::clamp(i.to(cuda), -2.5, 3.5), at::clamp(i, -2.5, 3.5));  // promotes
+  at::Tensor inplace = ga.clone();
+  inplace.clamp_(-1, 1);
+  expect_close(inplace, a.clamp(-1, 1));
+  expect_close(at::addcmul(ga, gb, gc, 0.5), at::addcmul(a, b, c, 0.5));
+  expect_close(at::addcdiv(ga, gb, gc.abs().add(1), -2), at::addcdiv(a, b, c.abs().add(1), -2));
+  expect_equal(at::addcmul(i.to(cuda), i.to(cuda), i.to(cuda), 3), at::addcmul(i, i, i, 3));
+  expect_close(at::lerp(ga, gb, 0.3), at::lerp(a, b, 0.3));
+  expect_close(at::lerp(ga, gb, gc.sigmoid()), at::lerp(a, b, c.sigmoid()));
+}
+
+TEST_F(Gpu, ActivationsAndTheirGradientsMatchTheCpu) {
+  const at::Tensor x = randn({6, 7}).mul(3);
+  const at::Tensor grad = randn({6, 7});
+  using F = std::function<at::Tensor(const at::Tensor&)>;
+  const std::vector<std::pair<const char*, F>> fns = {
+      {"leaky_relu", [](const at::Tensor& t) { return at::leaky_relu(t, 0.2); }},
+      {"gelu", [](const at::Tensor& t) { return at::gelu(t); }},
+      {"gelu tanh", [](const at::Tensor& t) { return at::gelu(t, "tanh"); }},
+      {"silu", [](const at::Tensor& t) { return at::silu(t); }},
+      {"elu", [](const at::Tensor& t) { return at::elu(t, 1.5, 1.1, 0.9); }},
+      {"softplus", [](const at::Tensor& t) { return at::softplus(t, 2, 5); }},
+      {"hardtanh", [](const at::Tensor& t) { return at::hardtanh(t, -1.5, 2); }},
+      {"sigmoid", [](const at::Tensor& t) { return at::sigmoid(t); }},
+      {"tanh", [](const at::Tensor& t) { return at::tanh(t); }},
+      {"pow", [](const at::Tensor& t) { return at::pow(t, 3); }},
+      {"clamp", [](const at::Tensor& t) { return at::clamp(t, -1, 1); }},
+      {"where", [](const at::Tensor& t) { return at::where(t.gt(0), t, t.mul(t)); }},
+  };
+  for (const auto& [name, f] : fns) {
+    SCOPED_TRACE(name);
+    at::Tensor cx = x.clone().set_requires_grad(true);
+    at::Tensor gx = x.to(cuda).set_requires_grad(true);
+    const at::Tensor cy = f(cx), gy = f(gx);
+    expect_close(gy.detach(), cy.detach(), 1e-5, 1e-5);
+    cy.backward(grad);
+    gy.backward(grad.to(cuda));
+    expect_close(gx.grad(), cx.grad(), 1e-4, 1e-5);
+  }
+  expect_close(at::leaky_relu_backward(grad.to(cuda), x.to(cuda), 0.1, false),
+               at::leaky_relu_backward(grad, x, 0.1, false));
+  expect_close(at::elu_backward(grad.to(cuda), 1, 1, 1, true, at::elu(x).to(cuda)),
+               at::elu_backward(grad, 1, 1, 1, true, at::elu(x)));
+}
+
+// The argument checks are the core's: the CUDA kernels refuse what the CPU
+// refuses, with the same words.
+TEST_F(Gpu, PointwiseErrorsMatchTheCpu) {
+  const at::Tensor b = at::ones({3}, at::TensorOptions().dtype(c10::kBool));
+  const at::Tensor f = at::ones({3});
+  const at::Tensor i = at::ones({3}, at::TensorOptions().dtype(c10::kLong));
+  using ember_test::errorOf;
+  auto same = [&](const std::function<void(const at::Tensor&, const at::Tensor&,
+                                           const at::Tensor&)>& op) {
+    const std::string cpu = errorOf([&] { op(b, f, i); });
+    const std::string gpu = errorOf([&] { op(b.to(cuda), f.to(cuda), i.to(cuda)); });
+    EXPECT_FALSE(cpu.empty());
+    EXPECT_EQ(gpu, cpu);
+  };
+  same([](auto& b, auto&, auto&) { at::sub(b, b); });
+  same([](auto&, auto& f, auto&) { at::bitwise_and(f, f); });
+  same([](auto&, auto& f, auto&) { at::bitwise_not(f); });
+  same([](auto&, auto&, auto& i) { at::add(i, i, 0.5); });
+  same([](auto&, auto& f, auto&) { at::where(f, f, f); });
+  same([](auto&, auto& f, auto&) {
+    at::clamp(f, std::optional<c10::Scalar>(), std::optional<c10::Scalar>());
+  });
+  same([](auto&, auto&, auto& i) { at::round(i, 2); });
+  same([](auto&, auto&, auto& i) { at::pow(i, -1); });
+  same([](auto&, auto& f, auto&) { at::gelu(f, "fast"); });
+  same([](auto&, auto& f, auto& i) { at::lerp(f, i.to(c10::kDouble), 0.5); });
+  same([](auto& b, auto&, auto&) { at::neg(b); });
+}
+
+// max/min with positions, prod, var/std, all/any, argmax over everything
+// (two launches for a long row), against the CPU.
+TEST_F(Gpu, ReductionsMatchTheCpu) {
+  const at::Tensor x = randn({6, 7, 5});
+  const at::Tensor gx = x.to(cuda);
+  expect_equal(at::amax(gx, {1}), at::amax(x, {1}));
+  expect_equal(at::amin(gx, {0, 2}, true), at::amin(x, {0, 2}, true));
+  expect_equal(gx.max(), x.max());
+  expect_equal(gx.min(), x.min());
+  for (int64_t d : {0, 1, 2, -1}) {
+    auto [gv, gi] = gx.max(d);
+    auto [cv, ci] = x.max(d);
+    expect_equal(gv, cv);
+    expect_equal(gi, ci);
+    auto [gv2, gi2] = gx.min(d, true);
+    auto [cv2, ci2] = x.min(d, true);
+    expect_equal(gv2, cv2);
+    expect_equal(gi2, ci2);
+  }
+  expect_equal(gx.argmax(), x.argmax());
+  expect_equal(gx.argmin(1), x.argmin(1));
+  // Ties take the first position; NaN is the extreme of both.
+  const at::Tensor ties = at::tensor({1.0, 3.0, 3.0, std::nan(""), 3.0, 0.0});
+  expect_equal(ties.to(cuda).argmax(), ties.argmax());
+  expect_equal(ties.to(cuda).argmin(), ties.argmin());
+  expect_equal(at::isnan(ties.to(cuda).max()), at::isnan(ties.max()));
+  const at::Tensor flat_ties = at::ones({5});
+  expect_equal(flat_ties.to(cuda).argmax(), at::zeros({}, at::TensorOptions().dtype(c10::kLong)));
+  // A long row: chunks, then their partials.
+  const at::Tensor big = randn({100003});
+  expect_equal(big.to(cuda).argmax(), big.argmax());
+  expect_equal(big.to(cuda).amin(), big.amin());
+  const at::Tensor i = at::arange(1, 13).reshape({3, 4});
+  expect_equal(at::prod(i.to(cuda)), at::prod(i));
+  expect_equal(at::prod(i.to(cuda), 1), at::prod(i, 1));
+  expect_close(at::prod(gx.div(2).add(1), 1), at::prod(x.div(2).add(1), 1), 1e-4, 1e-5);
+  expect_close(at::prod(i.to(cuda), 0, false, c10::kDouble), at::prod(i, 0, false, c10::kDouble));
+  expect_close(at::var(gx, {1}), at::var(x, {1}), 1e-5, 1e-6);
+  expect_close(at::std(gx, {0, 2}, false, true), at::std(x, {0, 2}, false, true), 1e-5, 1e-6);
+  expect_close(at::var(gx.to(c10::kDouble)), at::var(x.to(c10::kDouble)), 1e-12, 1e-12);
+  auto [gvar, gmean] = at::var_mean(gx, at::IntArrayRef{2}, true);
+  auto [cvar, cmean] = at::var_mean(x, at::IntArrayRef{2}, true);
+  expect_close(gvar, cvar, 1e-5, 1e-6);
+  expect_close(gmean, cmean, 1e-5, 1e-6);
+  const at::Tensor mask = x.gt(0);
+  expect_equal(at::all(mask.to(cuda)), at::all(mask));
+  expect_equal(at::any(mask.to(cuda), 1), at::any(mask, 1));
+  expect_equal(at::all(gx, 2, true), at::all(x, 2, true));
+  expect_equal(at::any(i.to(cuda).sub(5)), at::any(i.sub(5)));
+  at::Tensor out = at::empty({0}, at::TensorOptions().device(cuda));
+  at::amax_out(out, gx, {2});
+  expect_equal(out, at::amax(x, {2}));
+  at::sum_out(out, gx, {1});
+  expect_close(out, at::sum(x, {1}));
+  at::Tensor bool_out = at::empty({0}, at::TensorOptions().dtype(c10::kBool).device(cuda));
+  at::all_out(bool_out, mask.to(cuda), 0);
+  expect_equal(bool_out, at::all(mask, 0));
+  // Errors are the core's, as on the CPU.
+  const std::string cpu_error = ember_test::errorOf([&] { at::amax(at::empty({0, 3}), {0}); });
+  EXPECT_EQ(ember_test::errorOf([&] { at::amax(at::empty({0, 3}).to(cuda), {0}); }), cpu_error);
+  EXPECT_THAT(ember_test::errorOf([&] { at::var(i.to(cuda)); }),
+              HasSubstr("std and var only support floating point"));
+}
+
+// mse_loss, binary_cross_entropy and layer_norm through their
+// CompositeExplicitAutograd decompositions (aten/LossDecompositions.h,
+// NormDecompositions.h), with gradients.
+TEST_F(Gpu, CompositeLossesAndLayerNormMatchTheCpu) {
+  const at::Tensor x = at::rand({6, 3}), t = at::rand({6, 3}).round(), w = at::rand({3});
+  for (int64_t r : {0, 1, 2}) {
+    expect_close(at::mse_loss(x.to(cuda), t.to(cuda), r), at::mse_loss(x, t, r));
+    expect_close(at::binary_cross_entropy(x.to(cuda), t.to(cuda), w.to(cuda), r),
+                 at::binary_cross_entropy(x, t, w, r), 1e-5, 1e-6);
+    expect_close(at::binary_cross_entropy_with_logits(x.to(cuda).mul(8), t.to(cuda), w.to(cuda),
+                                                      w.to(cuda), r),
+                 at::binary_cross_entropy_with_logits(x.mul(8), t, w, w, r), 1e-5, 1e-6);
+  }
+  at::Tensor cx = x.clone().set_requires_grad(true);
+  at::Tensor gx = x.to(cuda).set_requires_grad(true);
+  at::binary_cross_entropy(cx, t).backward();
+  at::binary_cross_entropy(gx, t.to(cuda)).backward();
+  expect_close(gx.grad(), cx.grad(), 1e-5, 1e-6);
+  // layer_norm through native_layer_norm's decomposition, with gradients.
+  const at::Tensor h = randn({4, 3, 8}), lw = randn({8}), lb = randn({8});
+  at::Tensor ch = h.clone().set_requires_grad(true), cw = lw.clone().set_requires_grad(true);
+  at::Tensor gh = h.to(cuda).set_requires_grad(true), gw = lw.to(cuda).set_requires_grad(true);
+  const at::Tensor cy = at::layer_norm(ch, {8}, cw, lb), gy = at::layer_norm(gh, {8}, gw, lb.to(cuda));
+  expect_close(gy.detach(), cy.detach(), 1e-5, 1e-5);
+  const at::Tensor up = randn({4, 3, 8});
+  cy.backward(up);
+  gy.backward(up.to(cuda));
+  expect_close(gh.grad(), ch.grad(), 1e-4, 1e-5);
+  expect_close(gw.grad(), cw.grad(), 1e-4, 1e-5);
+  at::Tensor bad = x.clone();
+  bad.select(0, 1).select(0, 2).fill_(-0.5);
+  EXPECT_EQ(ember_test::errorOf([&] { at::binary_cross_entropy(bad.to(cuda), t.to(cuda)); }),
+            ember_test::errorOf([&] { at::binary_cross_entropy(bad, t); }));
+}
+
+TEST_F(Gpu, BmmCatIndexSelectAndEmbeddingMatchTheCpu) {
+  const at::Tensor a = randn({4, 3, 5}), b = randn({4, 5, 2});
+  expect_close(at::bmm(a.to(cuda), b.to(cuda)), at::bmm(a, b), 1e-5, 1e-5);
+  // Transposed and expanded batches go to cuBLAS without copies.
+  const at::Tensor bt = randn({4, 2, 5}).transpose(1, 2);
+  expect_close(at::bmm(a.to(cuda), bt.to(cuda)), at::bmm(a, bt), 1e-5, 1e-5);
+  const at::Tensor one = randn({1, 5, 2}).expand({4, 5, 2});
+  expect_close(at::bmm(a.to(cuda), one.to(cuda)), at::bmm(a, one), 1e-5, 1e-5);
+  const at::Tensor c = randn({4, 3, 2});
+  expect_close(at::baddbmm(c.to(cuda), a.to(cuda), b.to(cuda), 0.5, 2),
+               at::baddbmm(c, a, b, 0.5, 2), 1e-5, 1e-5);
+  expect_close(at::matmul(a.to(cuda), b.to(cuda)), at::matmul(a, b), 1e-5, 1e-5);
+
+  const at::Tensor x = randn({2, 3}), y = randn({2, 4}), z = at::arange(6).reshape({2, 3});
+  expect_close(at::cat({x.to(cuda), y.to(cuda)}, 1), at::cat({x, y}, 1));
+  expect_close(at::cat({x.to(cuda), z.to(cuda)}, 0), at::cat({x, z}, 0));  // promotes
+  expect_close(at::stack({x.to(cuda), x.t().t().to(cuda)}, 1), at::stack({x, x}, 1));
+  at::Tensor out = at::empty({0}, at::TensorOptions().device(cuda));
+  at::cat_out(out, {x.to(cuda), x.to(cuda)}, -1);
+  expect_close(out, at::cat({x, x}, -1));
+
+  const at::Tensor table = randn({10, 4});
+  const at::Tensor idx = at::tensor({3, 0, 9, 3}, at::TensorOptions().dtype(c10::kLong));
+  expect_equal(at::index_select(table.to(cuda), 0, idx.to(cuda)), at::index_select(table, 0, idx));
+  expect_equal(at::index_select(table.t().to(cuda), 1, idx.to(cuda).to(c10::kInt)),
+               at::index_select(table.t(), 1, idx.to(c10::kInt)));
+  const at::Tensor ids = at::tensor({1, 2, 1, 7, 0, 1}, at::TensorOptions().dtype(c10::kLong))
+                             .reshape({2, 3});
+  expect_equal(at::embedding(table.to(cuda), ids.to(cuda)), at::embedding(table, ids));
+  const at::Tensor g = randn({2, 3, 4});
+  expect_close(at::embedding_dense_backward(g.to(cuda), ids.to(cuda), 10, -1, false),
+               at::embedding_dense_backward(g, ids, 10, -1, false), 1e-5, 1e-6);
+  expect_close(at::embedding_dense_backward(g.to(cuda), ids.to(cuda), 10, 1, true),
+               at::embedding_dense_backward(g, ids, 10, 1, true), 1e-5, 1e-6);
+  // Gradients through the engine.
+  at::Tensor ct = table.clone().set_requires_grad(true);
+  at::Tensor gt = table.to(cuda).set_requires_grad(true);
+  at::embedding(ct, ids).mul(g).sum().backward();
+  at::embedding(gt, ids.to(cuda)).mul(g.to(cuda)).sum().backward();
+  expect_close(gt.grad(), ct.grad(), 1e-5, 1e-6);
+  // A bad index is the CPU's IndexError, and the device stays usable.
+  const at::Tensor bad = at::tensor({1, 12, 2}, at::TensorOptions().dtype(c10::kLong));
+  const std::string cpu_error = ember_test::errorOf([&] { at::index_select(table, 0, bad); });
+  EXPECT_EQ(ember_test::errorOf([&] { at::index_select(table.to(cuda), 0, bad.to(cuda)); }),
+            cpu_error);
+  EXPECT_EQ(ember_test::errorOf([&] { at::embedding(table.to(cuda), bad.to(cuda)); }),
+            ember_test::errorOf([&] { at::embedding(table, bad); }));
+  expect_equal(at::index_select(table.to(cuda), 0, idx.to(cuda)), at::index_select(table, 0, idx));
+}
+
+}  // namespace

@@ -110,14 +110,13 @@ void check_cat_out(TensorList tensors, const CatPlan& plan, const Tensor& out, c
   }
 }
 
-void check_index_select_args(const Tensor& self, int64_t dim, const Tensor& index) {
+void check_index_select_args(const Tensor& self, const Tensor& index) {
   TORCH_CHECK(index.scalar_type() == c10::ScalarType::Long ||
                   index.scalar_type() == c10::ScalarType::Int,
               "index_select(): Expected dtype int32 or int64 for index, but got ",
               index.scalar_type(), ". Convert the index with .to(at::kLong).");
   TORCH_CHECK(index.dim() <= 1, "index_select(): Index is supposed to be a vector, "
               "but got an index of shape ", index.sizes(), ". Flatten it first.");
-  (void)dim;
   if (self.dim() == 0) {
     TORCH_CHECK_INDEX(index.numel() == 1, "index_select(): a 0-d input takes "
                       "exactly one index, but got ", index.numel(), ".");

@@ -44,8 +44,8 @@ void check_cat_out(TensorList tensors, const CatPlan& plan, const Tensor& out, c
 
 // index_select's arguments: an int32 or int64 index of at most one dim (one
 // element for a 0-d self); and the result's shape (self's, with `dim`'s size
-// the index's count). `dim` is wrapped.
-void check_index_select_args(const Tensor& self, int64_t dim, const Tensor& index);
+// the index's count; `dim` wrapped).
+void check_index_select_args(const Tensor& self, const Tensor& index);
 std::vector<int64_t> index_select_shape(const Tensor& self, int64_t dim, const Tensor& index);
 
 // Throws c10::IndexError, PyTorch's words: "op: index v is out of bounds for

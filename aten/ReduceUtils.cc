@@ -67,6 +67,10 @@ Tensor& reduce_write_out(Tensor& out, const Tensor& result, const char* op) {
   return out;
 }
 
+std::optional<c10::Scalar> unbiased_to_correction(bool unbiased) {
+  return c10::Scalar(unbiased ? int64_t{1} : int64_t{0});
+}
+
 void check_var_dtype(const Tensor& self, const char* op) {
   TORCH_CHECK(c10::isFloatingType(self.scalar_type()), op, ": std and var only "
               "support floating point and complex dtypes; the input is ",

@@ -9,9 +9,11 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "aten/Tensor.h"
+#include "c10/core/Scalar.h"
 #include "c10/util/OptionalArrayRef.h"
 
 namespace at {
@@ -36,6 +38,8 @@ void reduce_check_nonempty(const Tensor& self, const std::vector<bool>& mask, co
 // shape and gets its values.
 Tensor& reduce_write_out(Tensor& out, const Tensor& result, const char* op);
 
+// var/std's `unbiased` as the correction it stands for (1 or 0).
+std::optional<c10::Scalar> unbiased_to_correction(bool unbiased);
 // var/std take floating tensors.
 void check_var_dtype(const Tensor& self, const char* op);
 // PyTorch's warning when the correction leaves no degrees of freedom.

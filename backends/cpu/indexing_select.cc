@@ -32,7 +32,7 @@ int64_t read_index(const at::Tensor& index, int64_t offset) {
 }
 
 void check_select_index(const at::Tensor& self, int64_t dim, const at::Tensor& index) {
-  at::native::check_index_select_args(self, dim, index);
+  at::native::check_index_select_args(self, index);
   const int64_t size = self.dim() == 0 ? 1 : self.size(dim);
   check_index_range(index, size, dim, /*allow_negative=*/false, "index_select()");
 }

@@ -241,10 +241,6 @@ at::Tensor var_std(const char* op, bool take_sqrt, const at::Tensor& self,
   return out;
 }
 
-std::optional<c10::Scalar> unbiased_to_correction(bool unbiased) {
-  return c10::Scalar(unbiased ? int64_t{1} : int64_t{0});
-}
-
 // ---- all and any --------------------------------------------------------------------------
 
 template <typename T, typename out_t, bool kAll>
@@ -333,7 +329,7 @@ at::Tensor& var_correction_out(const at::Tensor& self, c10::OptionalIntArrayRef 
 
 at::Tensor& var_out(const at::Tensor& self, c10::OptionalIntArrayRef dim, bool unbiased,
                     bool keepdim, at::Tensor& out) {
-  return var_correction_out(self, dim, unbiased_to_correction(unbiased), keepdim, out);
+  return var_correction_out(self, dim, at::native::unbiased_to_correction(unbiased), keepdim, out);
 }
 
 at::Tensor std_correction(const at::Tensor& self, c10::OptionalIntArrayRef dim,
@@ -349,7 +345,7 @@ at::Tensor& std_correction_out(const at::Tensor& self, c10::OptionalIntArrayRef 
 
 at::Tensor& std_out(const at::Tensor& self, c10::OptionalIntArrayRef dim, bool unbiased,
                     bool keepdim, at::Tensor& out) {
-  return std_correction_out(self, dim, unbiased_to_correction(unbiased), keepdim, out);
+  return std_correction_out(self, dim, at::native::unbiased_to_correction(unbiased), keepdim, out);
 }
 
 std::tuple<at::Tensor, at::Tensor> var_mean_correction(

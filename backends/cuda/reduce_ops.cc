@@ -332,9 +332,6 @@ at::Tensor var_std(const char* op, bool take_sqrt, const at::Tensor& self,
   launch(op, self.device(), r, ReduceOp::kVar);
   return out;
 }
-std::optional<c10::Scalar> unbiased_to_correction(bool unbiased) {
-  return c10::Scalar(unbiased ? int64_t{1} : int64_t{0});
-}
 at::Tensor var_correction(const at::Tensor& self, at::OptionalIntArrayRef dim,
                           const std::optional<c10::Scalar>& correction, bool keepdim) {
   return var_std("var", false, self, dim, correction, keepdim, nullptr);
@@ -347,7 +344,7 @@ at::Tensor& var_correction_out(const at::Tensor& self, at::OptionalIntArrayRef d
 }
 at::Tensor& var_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool unbiased,
                     bool keepdim, at::Tensor& out) {
-  return var_correction_out(self, dim, unbiased_to_correction(unbiased), keepdim, out);
+  return var_correction_out(self, dim, at::native::unbiased_to_correction(unbiased), keepdim, out);
 }
 at::Tensor std_correction(const at::Tensor& self, at::OptionalIntArrayRef dim,
                           const std::optional<c10::Scalar>& correction, bool keepdim) {
@@ -361,7 +358,7 @@ at::Tensor& std_correction_out(const at::Tensor& self, at::OptionalIntArrayRef d
 }
 at::Tensor& std_out(const at::Tensor& self, at::OptionalIntArrayRef dim, bool unbiased,
                     bool keepdim, at::Tensor& out) {
-  return std_correction_out(self, dim, unbiased_to_correction(unbiased), keepdim, out);
+  return std_correction_out(self, dim, at::native::unbiased_to_correction(unbiased), keepdim, out);
 }
 std::tuple<at::Tensor, at::Tensor> var_mean_correction(
     const at::Tensor& self, at::OptionalIntArrayRef dim,

@@ -129,7 +129,7 @@ void index_select_into(const at::Tensor& self, int64_t dim, const at::Tensor& in
 
 at::Tensor index_select(const at::Tensor& self, int64_t dim, const at::Tensor& index) {
   const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim(), "index_select()");
-  at::native::check_index_select_args(self, wrapped, index);
+  at::native::check_index_select_args(self, index);
   check_index_device(self, index, "index_select()");
   at::Tensor out = empty_cuda(at::native::index_select_shape(self, wrapped, index),
                               self.scalar_type(), self.device(), "index_select");
@@ -140,7 +140,7 @@ at::Tensor index_select(const at::Tensor& self, int64_t dim, const at::Tensor& i
 at::Tensor& index_select_out(const at::Tensor& self, int64_t dim, const at::Tensor& index,
                              at::Tensor& out) {
   const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim(), "index_select()");
-  at::native::check_index_select_args(self, wrapped, index);
+  at::native::check_index_select_args(self, index);
   check_index_device(self, index, "index_select()");
   at::native::check_out_dtype(out, self.scalar_type(), "index_select_out()");
   at::native::check_no_overlap(out, self, "index_select_out()");

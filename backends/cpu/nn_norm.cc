@@ -51,26 +51,11 @@ c10::ScalarType stat_dtype(c10::ScalarType t) { return at::native::layer_norm_st
 
 // ---- batch norm ----------------------------------------------------------------------------
 
-struct BnShape {
-  int64_t n, c, s;  // input seen as [n, c, s]
-};
+using BnShape = at::native::BatchNormShape;  // input seen as [n, c, s]
 
 BnShape bn_shape(const at::Tensor& input, const char* op) {
   nn::check_defined(input, op, "input");
-  nn::check_floating(input, op, "input");
-  TORCH_CHECK(input.dim() >= 2, op, ": expected an input of at least 2 dimensions "
-              "(N, C, ...), but got a ", input.dim(), "-d input of shape ", input.sizes(),
-              ".");
-  int64_t s = 1;
-  for (int64_t d = 2; d < input.dim(); ++d) s *= input.size(d);
-  return {input.size(0), input.size(1), s};
-}
-
-void check_channels(const std::optional<at::Tensor>& t, int64_t c, const char* name,
-                    const char* op) {
-  if (!nn::present(t)) return;
-  TORCH_CHECK(t->numel() == c, op, ": ", name, " should contain ", c, " elements not ",
-              t->numel(), " (one per channel, input.size(1)).");
+  return at::native::batch_norm_shape(input, op);
 }
 
 // Note [Norm sums in blocks]
@@ -213,13 +198,8 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_cpu(
     double eps) {
   const char* op = "native_batch_norm";
   const BnShape g = bn_shape(input, op);
-  check_channels(weight, g.c, "weight", op);
-  check_channels(bias, g.c, "bias", op);
-  check_channels(running_mean, g.c, "running_mean", op);
-  check_channels(running_var, g.c, "running_var", op);
-  TORCH_CHECK(training || (nn::present(running_mean) && nn::present(running_var)), op,
-              ": running_mean and running_var must be defined in evaluation mode "
-              "(training=false); pass them, or use training=true.");
+  at::native::check_batch_norm_forward(g, weight, bias, running_mean, running_var, training,
+                                       op);
   const int64_t count = g.n * g.s;
   const at::Tensor x = nn::contiguous(input);
   std::vector<double> mean(static_cast<size_t>(g.c)), invstd(static_cast<size_t>(g.c));
@@ -302,25 +282,13 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> native_batch_norm_backward_cpu(
   const char* op = "native_batch_norm_backward";
   const BnShape g = bn_shape(input, op);
   nn::check_defined(grad_out, op, "grad_out");
-  TORCH_CHECK(grad_out.sizes() == input.sizes(), op, ": grad_out and input must have "
-              "the same shape, but got ", grad_out.sizes(), " and ", input.sizes(), ".");
-  TORCH_CHECK(output_mask.size() == 3, op, ": output_mask must have 3 entries, but has ",
-              output_mask.size(), ".");
-  check_channels(weight, g.c, "weight", op);
+  at::native::check_batch_norm_backward(grad_out, input, g, weight, running_mean, running_var,
+                                        save_mean, save_invstd, train, output_mask, op);
   std::vector<double> mean, invstd;
   if (train) {
-    TORCH_CHECK(nn::present(save_mean) && nn::present(save_invstd), op,
-                ": save_mean and save_invstd must be defined in training mode; pass "
-                "the ones native_batch_norm returned.");
-    check_channels(save_mean, g.c, "save_mean", op);
-    check_channels(save_invstd, g.c, "save_invstd", op);
     mean = as_doubles(*save_mean, op);
     invstd = as_doubles(*save_invstd, op);
   } else {
-    TORCH_CHECK(nn::present(running_mean) && nn::present(running_var), op,
-                ": running_mean and running_var must be defined in evaluation mode.");
-    check_channels(running_mean, g.c, "running_mean", op);
-    check_channels(running_var, g.c, "running_var", op);
     mean = as_doubles(*running_mean, op);
     invstd = as_doubles(*running_var, op);
     for (double& v : invstd) v = 1.0 / std::sqrt(v + eps);

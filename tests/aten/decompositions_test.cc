@@ -153,4 +153,120 @@ TEST(NormDecompositions, LayerNormMatchesTheCpuKernel) {
             }));
 }
 
+TEST(NormDecompositions, BatchNormMatchesTheCpuKernel) {
+  at::manual_seed(4);
+  using Shape = std::vector<int64_t>;
+  for (c10::ScalarType dt : {at::kFloat, at::kDouble}) {
+    const double tol = dt == at::kFloat ? 2e-5 : 1e-10;
+    // BatchNorm1d on [N, C] (s = 1), 1d on [N, C, L], 2d on [N, C, H, W]; a
+    // mean far from zero next to the spread.
+    for (const Shape& shape : {Shape{6, 3}, Shape{4, 3, 5}, Shape{2, 3, 4, 5}}) {
+      const at::Tensor x = at::randn(shape).mul(2).add(5).to(dt);
+      const at::Tensor w = at::randn({3}).to(dt), b = at::randn({3}).to(dt);
+      for (int with : {0, 1, 2}) {  // no affine, weight only, weight and bias
+        for (bool training : {true, false}) {
+          SCOPED_TRACE(::testing::Message() << shape.size() << "-d, affine " << with
+                                            << ", training " << training);
+          const std::optional<at::Tensor> ow = with >= 1 ? std::optional<at::Tensor>(w) : std::nullopt;
+          const std::optional<at::Tensor> ob = with >= 2 ? std::optional<at::Tensor>(b) : std::nullopt;
+          at::Tensor rm = at::randn({3}).to(dt), rv = at::rand({3}).add(0.5).to(dt);
+          at::Tensor drm = rm.clone(), drv = rv.clone();
+          auto [y, mean, invstd] =
+              at::native_batch_norm(x, ow, ob, rm, rv, training, 0.3, 1e-5);
+          auto [dy, dmean, dinvstd] = at::native::native_batch_norm_decomposed(
+              x, ow, ob, drm, drv, training, 0.3, 1e-5);
+          expect_close(dy, y, tol);
+          expect_close(dmean, mean, tol);
+          expect_close(dinvstd, invstd, tol);
+          expect_close(drm, rm, tol);  // the running statistics, updated in place
+          expect_close(drv, rv, tol);
+          const at::Tensor g = at::randn(shape).to(dt);
+          const std::optional<at::Tensor> sm = training ? std::optional<at::Tensor>(mean) : std::nullopt;
+          const std::optional<at::Tensor> si = training ? std::optional<at::Tensor>(invstd) : std::nullopt;
+          auto [gi, gw, gb] = at::native_batch_norm_backward(g, x, ow, rm, rv, sm, si, training,
+                                                             1e-5, {true, true, true});
+          auto [dgi, dgw, dgb] = at::native::native_batch_norm_backward_decomposed(
+              g, x, ow, rm, rv, sm, si, training, 1e-5, {true, true, true});
+          expect_close(dgi, gi, tol * 10);
+          expect_close(dgw, gw, tol * 10);
+          expect_close(dgb, gb, tol * 10);
+        }
+      }
+    }
+  }
+  // Training without running statistics; a mask that skips the input's
+  // gradient; a single value per channel gives a NaN running variance.
+  const at::Tensor x = at::randn({4, 2, 3});
+  const auto forward =
+      at::native::native_batch_norm_decomposed(x, std::nullopt, std::nullopt, std::nullopt,
+                                               std::nullopt, true, 0.1, 1e-5);
+  const at::Tensor& mean = std::get<1>(forward);
+  const at::Tensor& invstd = std::get<2>(forward);
+  expect_close(std::get<0>(forward),
+               std::get<0>(at::native_batch_norm(x, std::nullopt, std::nullopt, std::nullopt,
+                                                 std::nullopt, true, 0.1, 1e-5)),
+               2e-5);
+  auto [gi, gw, gb] = at::native::native_batch_norm_backward_decomposed(
+      at::ones({4, 2, 3}), x, std::nullopt, std::nullopt, std::nullopt, mean, invstd, true,
+      1e-5, {false, true, true});
+  EXPECT_FALSE(gi.defined());
+  expect_close(gb, at::full({2}, 12.0), 1e-6);
+  at::Tensor rv = at::ones({2});
+  at::native::native_batch_norm_decomposed(at::randn({1, 2}), std::nullopt, std::nullopt,
+                                           at::zeros({2}), rv, true, 0.1, 1e-5);
+  EXPECT_TRUE(at::isnan(rv).all().item<bool>()) << rv;
+  // The same errors (the checks are shared; the CPU adds its device check).
+  const at::Tensor x1 = at::randn({5});
+  EXPECT_THAT(errorOf([&] {
+                at::native::native_batch_norm_decomposed(x1, std::nullopt, std::nullopt,
+                                                         std::nullopt, std::nullopt, true, 0.1,
+                                                         1e-5);
+              }),
+              ::testing::HasSubstr("expected an input of at least 2 dimensions"));
+  EXPECT_EQ(errorOf([&] {
+              at::native::native_batch_norm_decomposed(x1, std::nullopt, std::nullopt,
+                                                       std::nullopt, std::nullopt, true, 0.1,
+                                                       1e-5);
+            }),
+            errorOf([&] {
+              at::native_batch_norm(x1, std::nullopt, std::nullopt, std::nullopt, std::nullopt,
+                                    true, 0.1, 1e-5);
+            }));
+  EXPECT_EQ(errorOf([&] {
+              at::native::native_batch_norm_decomposed(x, at::ones({3}), std::nullopt,
+                                                       std::nullopt, std::nullopt, true, 0.1,
+                                                       1e-5);
+            }),
+            errorOf([&] {
+              at::native_batch_norm(x, at::ones({3}), std::nullopt, std::nullopt, std::nullopt,
+                                    true, 0.1, 1e-5);
+            }));
+  EXPECT_THAT(errorOf([&] {
+                at::native::native_batch_norm_decomposed(x, std::nullopt, std::nullopt,
+                                                         std::nullopt, std::nullopt, false, 0.1,
+                                                         1e-5);
+              }),
+              ::testing::HasSubstr("running_mean and running_var must be defined in evaluation"));
+  EXPECT_EQ(errorOf([&] {
+              at::native::native_batch_norm_backward_decomposed(
+                  at::ones({4, 2, 3}), x, std::nullopt, std::nullopt, std::nullopt,
+                  std::nullopt, std::nullopt, true, 1e-5, {true, true, true});
+            }),
+            errorOf([&] {
+              at::native_batch_norm_backward(at::ones({4, 2, 3}), x, std::nullopt,
+                                             std::nullopt, std::nullopt, std::nullopt,
+                                             std::nullopt, true, 1e-5, {true, true, true});
+            }));
+  EXPECT_EQ(errorOf([&] {
+              at::native::native_batch_norm_backward_decomposed(
+                  at::ones({4, 2, 2}), x, std::nullopt, std::nullopt, std::nullopt, mean,
+                  invstd, true, 1e-5, {true, true, true});
+            }),
+            errorOf([&] {
+              at::native_batch_norm_backward(at::ones({4, 2, 2}), x, std::nullopt,
+                                             std::nullopt, std::nullopt, mean, invstd, true,
+                                             1e-5, {true, true, true});
+            }));
+}
+
 }  // namespace

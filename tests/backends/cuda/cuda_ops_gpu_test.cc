@@ -315,6 +315,30 @@ TEST_F(Gpu, CompositeLossesAndLayerNormMatchTheCpu) {
             ember_test::errorOf([&] { at::binary_cross_entropy(bad, t); }));
 }
 
+// batch_norm through native_batch_norm's decomposition: training (running
+// statistics updated on the device) and evaluation, with gradients.
+TEST_F(Gpu, CompositeBatchNormMatchesTheCpu) {
+  const at::Tensor h = randn({4, 3, 5, 2}).mul(2).add(1), bw = randn({3}), bb = randn({3});
+  for (bool training : {true, false}) {
+    SCOPED_TRACE(training);
+    at::Tensor crm = randn({3}), crv = at::rand({3}).add(0.5);
+    at::Tensor grm = crm.to(cuda), grv = crv.to(cuda);
+    at::Tensor ch = h.clone().set_requires_grad(true), cw = bw.clone().set_requires_grad(true);
+    at::Tensor gh = h.to(cuda).set_requires_grad(true), gw = bw.to(cuda).set_requires_grad(true);
+    const at::Tensor cy = at::batch_norm(ch, cw, bb, crm, crv, training, 0.2, 1e-5, false);
+    const at::Tensor gy =
+        at::batch_norm(gh, gw, bb.to(cuda), grm, grv, training, 0.2, 1e-5, false);
+    expect_close(gy.detach(), cy.detach(), 1e-5, 1e-5);
+    expect_close(grm, crm, 1e-5, 1e-6);
+    expect_close(grv, crv, 1e-5, 1e-6);
+    const at::Tensor up = randn({4, 3, 5, 2});
+    cy.backward(up);
+    gy.backward(up.to(cuda));
+    expect_close(gh.grad(), ch.grad(), 1e-4, 1e-5);
+    expect_close(gw.grad(), cw.grad(), 1e-4, 1e-5);
+  }
+}
+
 TEST_F(Gpu, BmmCatIndexSelectAndEmbeddingMatchTheCpu) {
   const at::Tensor a = randn({4, 3, 5}), b = randn({4, 5, 2});
   expect_close(at::bmm(a.to(cuda), b.to(cuda)), at::bmm(a, b), 1e-5, 1e-5);

@@ -274,6 +274,8 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
       {"mse_loss (composite)", [&] { at::mse_loss(x, x); }},
       {"binary_cross_entropy (composite)", [&] { at::binary_cross_entropy(x, x); }},
       {"layer_norm (composite)", [&] { at::layer_norm(x, {2}); }},
+      {"batch_norm (composite)",
+       [&] { at::batch_norm(x, std::nullopt, std::nullopt, std::nullopt, std::nullopt, true, 0.1, 1e-5, false); }},
       {"bmm", [&] { at::bmm(handMadeCudaTensor({2, 2, 3}), handMadeCudaTensor({2, 3, 2})); }},
       {"cat", [&] { at::cat({x, x}, 1); }},
       {"index_select", [&] { at::index_select(x, 0, handMadeCudaTensor({2}, c10::kLong)); }},

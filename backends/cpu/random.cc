@@ -9,6 +9,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "aten/RandomChecks.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/random_engine.h"
 #include "backends/cpu/tensor_utils.h"
@@ -35,28 +36,6 @@ void fill_row_major(const at::Tensor& self, Fill&& fill) {
   copy_into(self, tmp);
 }
 
-// The digits of the mantissa: the floating dtype holds every integer up to
-// 2^digits exactly.
-template <typename T>
-constexpr int mantissa_digits() {
-  if constexpr (std::is_same_v<T, c10::Half>) return 11;
-  if constexpr (std::is_same_v<T, c10::BFloat16>) return 8;
-  return std::numeric_limits<T>::digits;
-}
-
-// The integers a dtype holds exactly: [lowest, highest].
-template <typename T>
-std::pair<int64_t, int64_t> integer_bounds() {
-  if constexpr (std::is_same_v<T, bool>) {
-    return {0, 1};
-  } else if constexpr (std::is_integral_v<T>) {
-    return {std::numeric_limits<T>::lowest(), std::numeric_limits<T>::max()};
-  } else {
-    const int64_t m = int64_t{1} << mantissa_digits<T>();
-    return {-m, m};
-  }
-}
-
 // The largest T below `to` (for clamping a uniform sample that rounded up
 // to `to`).
 template <typename T>
@@ -81,13 +60,6 @@ T largest_below(double to) {
     }
     return x;
   }
-}
-
-template <typename T>
-double largest_finite() {
-  if constexpr (std::is_same_v<T, c10::Half>) return 65504.0;
-  if constexpr (std::is_same_v<T, c10::BFloat16>) return 3.3895313892515355e38;
-  return static_cast<double>(std::numeric_limits<T>::max());
 }
 
 // ---- uniform_ ---------------------------------------------------------------------
@@ -184,59 +156,29 @@ void random_fill(T* out, int64_t n, int64_t from, uint64_t range,
   }
 }
 
-uint64_t random_words(int64_t n, uint64_t range) {
-  const uint64_t per = range != 0 && range <= (uint64_t{1} << 32) ? 1 : 2;
-  return per * static_cast<uint64_t>(n);
-}
-
-// Samples [from, to_inclusive] into self after checking that the dtype
-// holds both ends.
-at::Tensor& random_impl(at::Tensor& self, int64_t from, int64_t to_inclusive,
-                        const char* to_text, std::optional<at::Generator> generator) {
-  EMBER_DISPATCH_ALL_TYPES(self.scalar_type(), "random_", [&] {
-    const auto bounds = integer_bounds<scalar_t>();
-    TORCH_CHECK(from >= bounds.first && to_inclusive <= bounds.second,
-                "random_: the range [", from, ", ", to_text, ") does not fit dtype ",
-                self.scalar_type(), ", which holds the integers [", bounds.first,
-                ", ", bounds.second, "]. Pass bounds inside that range or use a "
-                "wider dtype.");
-  });
+// Samples r's range into self.
+at::Tensor& random_impl(at::Tensor& self, const at::native::RandomRange& r,
+                        std::optional<at::Generator> generator) {
   const int64_t n = self.numel();
   if (n == 0) return self;
-  const uint64_t range =
-      static_cast<uint64_t>(to_inclusive) - static_cast<uint64_t>(from) + 1;
-  const at::PhiloxCpuState s = random::reserve(generator, random_words(n, range));
+  const at::PhiloxCpuState s =
+      random::reserve(generator, at::native::random_words(n, r.range));
   EMBER_DISPATCH_ALL_TYPES(self.scalar_type(), "random_", [&] {
     fill_row_major<scalar_t>(self, [&](scalar_t* out, int64_t count) {
-      random_fill(out, count, from, range, s);
+      random_fill(out, count, r.from, r.range, s);
     });
   });
   return self;
 }
-
-int64_t default_to_inclusive(c10::ScalarType dtype) {
-  return EMBER_DISPATCH_ALL_TYPES(dtype, "random_", [&] {
-    return integer_bounds<scalar_t>().second;
-  });
-}
-
-std::string exclusive_text(int64_t to) { return std::to_string(to); }
 
 }  // namespace
 
 at::Tensor& uniform_(at::Tensor& self, double from, double to,
                      std::optional<at::Generator> generator) {
   EMBER_DISPATCH_FLOATING_TYPES(self.scalar_type(), "uniform_", [&] {
-    TORCH_CHECK(std::isfinite(from) && std::isfinite(to),
-                "uniform_: expects finite bounds, but got from=", from, " and to=",
-                to, ". Pass finite numbers.");
-    TORCH_CHECK(from <= to, "uniform_: expects to return a [from, to) range, but "
-                "found from=", from, " > to=", to, ". Pass from <= to.");
-    TORCH_CHECK(to - from <= largest_finite<scalar_t>(), "uniform_: expects "
-                "to - from <= ", largest_finite<scalar_t>(), " (the largest ",
-                self.scalar_type(), "), but found to=", to, " and from=", from,
-                ". Pass a narrower range.");
+    static_cast<void>(sizeof(scalar_t));  // refuses non-floating dtypes
   });
+  at::native::check_uniform_bounds(self.scalar_type(), from, to);
   const int64_t n = self.numel();
   if (n == 0) return self;
   const bool wide = self.scalar_type() == c10::kDouble;
@@ -255,8 +197,7 @@ at::Tensor& normal_(at::Tensor& self, double mean, double std,
   // Refuses non-floating dtypes with the dispatcher's message.
   EMBER_DISPATCH_FLOATING_TYPES(self.scalar_type(), "normal_",
                                 [&] { static_cast<void>(sizeof(scalar_t)); });
-  TORCH_CHECK(std >= 0.0, "normal_: expects std >= 0.0, but found std ", std,
-              ". Pass a non-negative standard deviation.");
+  at::native::check_normal_std(std);
   const int64_t n = self.numel();
   if (n == 0) return self;
   const bool wide = self.scalar_type() == c10::kDouble;
@@ -272,17 +213,8 @@ at::Tensor& normal_(at::Tensor& self, double mean, double std,
 
 at::Tensor& random_from(at::Tensor& self, int64_t from, std::optional<int64_t> to,
                         std::optional<at::Generator> generator) {
-  if (to.has_value()) {
-    TORCH_CHECK(from < *to, "random_: expects 'from' to be less than 'to', but "
-                "got from=", from, " >= to=", *to, ". Pass from < to.");
-    return random_impl(self, from, *to - 1, exclusive_text(*to).c_str(), generator);
-  }
-  const int64_t to_inclusive = default_to_inclusive(self.scalar_type());
-  TORCH_CHECK(from <= to_inclusive, "random_: expects 'from' to be at most ",
-              to_inclusive, " (the largest value of dtype ", self.scalar_type(),
-              "), but got from=", from, ". Pass a smaller from.");
-  const std::string text = std::to_string(to_inclusive) + " + 1";
-  return random_impl(self, from, to_inclusive, text.c_str(), generator);
+  return random_impl(self, at::native::random_range(self.scalar_type(), from, to),
+                     std::move(generator));
 }
 
 at::Tensor& random_to(at::Tensor& self, int64_t to,
@@ -296,8 +228,7 @@ at::Tensor& random_(at::Tensor& self, std::optional<at::Generator> generator) {
 
 at::Tensor& bernoulli_float_(at::Tensor& self, double p,
                              std::optional<at::Generator> generator) {
-  TORCH_CHECK(p >= 0.0 && p <= 1.0, "bernoulli_: expects p to be in [0, 1], "
-              "but got p=", p, ". Pass a probability.");
+  at::native::check_bernoulli_p(p);
   const int64_t n = self.numel();
   if (n == 0) return self;
   const at::PhiloxCpuState s = random::reserve(generator, static_cast<uint64_t>(n));
@@ -319,28 +250,16 @@ at::Tensor& bernoulli_tensor_(at::Tensor& self, const at::Tensor& p,
                               std::optional<at::Generator> generator) {
   TORCH_CHECK(p.is_cpu(), "bernoulli_: p is on ", p.device(), " but self is on "
               "the CPU. Move p to the CPU.");
-  TORCH_CHECK(c10::isFloatingType(p.scalar_type()), "bernoulli_: expects p of a "
-              "floating dtype, but got ", p.scalar_type(), ". Convert p to Float "
-              "or Double.");
-  const int64_t nd = self.dim();
-  bool broadcasts = p.dim() <= nd;
-  for (int64_t i = 0; broadcasts && i < p.dim(); ++i) {
-    const int64_t ps = p.size(p.dim() - 1 - i);
-    broadcasts = ps == 1 || ps == self.size(nd - 1 - i);
-  }
-  TORCH_CHECK(broadcasts, "bernoulli_: p of shape ", p.sizes(), " cannot be "
-              "broadcast to self's shape ", self.sizes(), ". Pass p of a shape "
-              "that broadcasts to self.");
+  at::native::check_bernoulli_p_tensor(self, p);
   const int64_t n = self.numel();
   if (n == 0) return self;
   at::Tensor probs = empty_cpu(self.sizes(), c10::kDouble, "bernoulli_");
   copy_into(probs, p);
   const double* pr = static_cast<const double*>(probs.data_ptr());
   for (int64_t i = 0; i < n; ++i) {
-    TORCH_CHECK(pr[i] >= 0.0 && pr[i] <= 1.0, "bernoulli_: expects every "
-                "probability in p to be in [0, 1], but found ", pr[i],
-                " (element ", i, " of p broadcast to ", self.sizes(), "). Pass "
-                "probabilities.");
+    if (!(pr[i] >= 0.0 && pr[i] <= 1.0)) {
+      at::native::throw_bernoulli_probability(pr[i], i, self.sizes());
+    }
   }
   const at::PhiloxCpuState s = random::reserve(generator, static_cast<uint64_t>(n));
   EMBER_DISPATCH_ALL_TYPES(self.scalar_type(), "bernoulli_", [&] {
@@ -357,16 +276,7 @@ at::Tensor& bernoulli_tensor_(at::Tensor& self, const at::Tensor& p,
 
 at::Tensor& randperm_out(int64_t n, std::optional<at::Generator> generator,
                          at::Tensor& out) {
-  TORCH_CHECK(n >= 0, "randperm: n must be non-negative, but got n=", n, ".");
-  TORCH_CHECK(out.scalar_type() != c10::kBool, "randperm: dtype Bool cannot "
-              "hold a permutation. Pass an integral or floating dtype such as "
-              "Long.");
-  EMBER_DISPATCH_ALL_TYPES(out.scalar_type(), "randperm", [&] {
-    const int64_t highest = integer_bounds<scalar_t>().second;
-    TORCH_CHECK(n == 0 || n - 1 <= highest, "randperm: n=", n, " is too large "
-                "for dtype ", out.scalar_type(), ", which holds the integers up "
-                "to ", highest, ". Pass a wider dtype such as Long.");
-  });
+  at::native::check_randperm(n, out.scalar_type());
   resize_output(out, {n}, "randperm");
   if (n == 0) return out;
   std::vector<int64_t> perm(static_cast<size_t>(n));
@@ -416,9 +326,7 @@ at::Tensor& randn_out(c10::IntArrayRef size, at::Tensor& out) {
 at::Tensor& randint_low_generator_out(int64_t low, int64_t high, c10::IntArrayRef size,
                                       std::optional<at::Generator> generator,
                                       at::Tensor& out) {
-  TORCH_CHECK(low < high, "randint: expects low < high, but got low=", low,
-              " and high=", high, ". Pass a high greater than low (high is "
-              "excluded).");
+  at::native::check_randint_bounds(low, high);
   resize_output(out, size, "randint");
   return random_from(out, low, high, std::move(generator));
 }

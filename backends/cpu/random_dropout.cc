@@ -4,6 +4,7 @@
 #include <tuple>
 
 #include "aten/Functions.h"  // Tensor::contiguous
+#include "aten/RandomChecks.h"
 #include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/kernels.h"
@@ -16,11 +17,7 @@ namespace ember::cpu {
 
 std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, double p,
                                                   std::optional<bool> train) {
-  TORCH_CHECK(p >= 0.0 && p <= 1.0, "native_dropout: dropout probability has to "
-              "be between 0 and 1, but got p=", p, ".");
-  TORCH_CHECK(c10::isFloatingType(input.scalar_type()), "native_dropout: expects "
-              "a floating-point input, but got dtype ", input.scalar_type(),
-              ". Convert the input to Float first.");
+  at::native::check_dropout(input, p);
   at::Tensor output = empty_cpu(input.sizes(), input.scalar_type(), "native_dropout");
   at::Tensor mask = empty_cpu(input.sizes(), c10::kBool, "native_dropout");
   const int64_t n = input.numel();
@@ -57,12 +54,7 @@ std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, doubl
 
 at::Tensor native_dropout_backward(const at::Tensor& grad_output,
                                    const at::Tensor& mask, double scale) {
-  TORCH_CHECK(mask.scalar_type() == c10::kBool, "native_dropout_backward: expects "
-              "a Bool mask (as native_dropout returns), but got dtype ",
-              mask.scalar_type(), ". Pass the mask from native_dropout.");
-  TORCH_CHECK(c10::isFloatingType(grad_output.scalar_type()),
-              "native_dropout_backward: expects a floating-point grad_output, "
-              "but got dtype ", grad_output.scalar_type(), ".");
+  at::native::check_dropout_backward(grad_output, mask);
   at::Tensor out;
   TensorIterator iter(TensorIteratorConfig("native_dropout_backward")
                           .add_output(out)

@@ -1,54 +1,59 @@
 // backends/cuda/CUDAGenerator.cc — each CUDA device's default generator
-// (seed and Philox offset), registered for DeviceType::CUDA so that
-// at::manual_seed and torch::cuda::manual_seed(_all) reach it.
-//
-// Ember has no CUDA random kernels yet; when it does they draw from this
-// state, the CPU plugin's Philox layout (seed, offset), so a seed gives the
-// same stream on both devices.
-#include <cstdint>
+// (seed and Philox offset, See CUDAGeneratorImpl.h), registered for
+// DeviceType::CUDA so that at::manual_seed and torch::cuda::manual_seed(_all)
+// reach it. The random kernels (random_ops.cc) reserve their stream ranges
+// from it.
+#include "backends/cuda/CUDAGeneratorImpl.h"
+
+#include <mutex>
 #include <random>
 
 #include "backends/cuda/CUDAGuardImpl.h"
 #include "backends/cuda/stream_ids.h"
 #include "c10/core/DefaultGenerators.h"
 #include "c10/core/DispatchKeySet.h"
-#include "c10/core/GeneratorImpl.h"
+#include "c10/util/Exception.h"
 
 namespace ember {
 namespace cuda {
-namespace {
 
-class CUDAGeneratorImpl final : public c10::GeneratorImpl {
- public:
-  explicit CUDAGeneratorImpl(c10::DeviceIndex index)
-      : c10::GeneratorImpl(c10::Device(c10::kCUDA, index),
-                           c10::DispatchKeySet(c10::DispatchKey::CUDA)) {}
+CUDAGeneratorImpl::CUDAGeneratorImpl(c10::DeviceIndex index)
+    : c10::GeneratorImpl(c10::Device(c10::kCUDA, index),
+                         c10::DispatchKeySet(c10::DispatchKey::CUDA)),
+      seed_(c10::default_rng_seed_val) {}
 
-  void set_current_seed(uint64_t seed) override {
-    seed_ = seed;
-    offset_ = 0;
-  }
-  uint64_t current_seed() const override { return seed_; }
-  uint64_t seed() override {
-    std::random_device rd;
-    const uint64_t s = (static_cast<uint64_t>(rd()) << 32) | rd();
-    set_current_seed(s);
-    return s;
-  }
+void CUDAGeneratorImpl::set_current_seed(uint64_t seed) {
+  seed_ = seed;
+  offset_ = 0;
+}
 
- private:
-  uint64_t seed_ = c10::default_rng_seed_val;
-  uint64_t offset_ = 0;
-};
+uint64_t CUDAGeneratorImpl::seed() {
+  std::random_device rd;
+  const uint64_t s = (static_cast<uint64_t>(rd()) << 32) | rd();
+  set_current_seed(s);
+  return s;
+}
 
-const at::Generator& defaultCudaGenerator(c10::DeviceIndex index) {
+at::PhiloxCpuState CUDAGeneratorImpl::philox_engine_inputs(uint64_t blocks) {
+  const at::PhiloxCpuState state{seed_, offset_};
+  offset_ += blocks;  // wraps modulo 2^64, as the CPU generator's
+  return state;
+}
+
+c10::intrusive_ptr<c10::GeneratorImpl> CUDAGeneratorImpl::clone_impl() const {
+  auto copy = c10::make_intrusive<CUDAGeneratorImpl>(device().index());
+  copy->seed_ = seed_;
+  copy->offset_ = offset_;
+  return copy;
+}
+
+const at::Generator& default_cuda_generator(c10::DeviceIndex index) {
   // One per device, created on first use and never destroyed (the registry
   // hands out references).
   static at::Generator* generators = [] {
     auto* gens = new at::Generator[kMaxCudaDevices];
     for (int i = 0; i < deviceCount(); ++i) {
-      gens[i] = at::make_generator<CUDAGeneratorImpl>(
-          static_cast<c10::DeviceIndex>(i));
+      gens[i] = at::make_generator<CUDAGeneratorImpl>(static_cast<c10::DeviceIndex>(i));
     }
     return gens;
   }();
@@ -56,8 +61,23 @@ const at::Generator& defaultCudaGenerator(c10::DeviceIndex index) {
   return generators[index];
 }
 
-C10_REGISTER_DEFAULT_GENERATOR(CUDA, defaultCudaGenerator);
+at::PhiloxCpuState reserve_philox(const std::optional<at::Generator>& generator,
+                                  c10::Device device, uint64_t words, const char* op) {
+  CUDAGeneratorImpl* gen = nullptr;
+  if (generator.has_value() && generator->defined()) {
+    gen = generator->get<CUDAGeneratorImpl>();
+    TORCH_CHECK(gen->device() == device, op, ": the generator belongs to ", gen->device(),
+                " but the tensor is on ", device, ". Pass that device's generator.");
+  } else {
+    gen = default_cuda_generator(device.index()).get<CUDAGeneratorImpl>();
+  }
+  std::lock_guard<std::mutex> lock(gen->mutex_);
+  return gen->philox_engine_inputs(words / 4 + (words % 4 != 0 ? 1 : 0));
+}
 
+namespace {
+C10_REGISTER_DEFAULT_GENERATOR(CUDA, default_cuda_generator);
 }  // namespace
+
 }  // namespace cuda
 }  // namespace ember

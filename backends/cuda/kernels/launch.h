@@ -244,6 +244,35 @@ std::string launch_threshold_backward(const Iteration& it, Dtype dtype, double t
 // out = in * factor; operands 0 (out), 1 (in); float and double.
 std::string launch_scale(const Iteration& it, Dtype dtype, double factor, void* stream);
 
+// Random samplers (random_kernels.cu, element functions in random_ops.cuh):
+// element i of `out` (contiguous, n elements) from the Philox stream that
+// starts at block `offset` of key `seed`, with the CPU plugin's words and
+// arithmetic (docs/ops/random.md), so a seed gives the CPU's numbers.
+//   kUniform: a = from, b = to - from, c = the largest value below `to`
+//     (all already rounded to float for Float); Float, Double.
+//   kNormal: a = mean, b = std; Float, Double.
+//   kRandom: from + [0, range) (range 0: 2^64); every kernel dtype.
+//   kBernoulli: 1 when word < a (p * 2^32), else 0; every kernel dtype.
+//   kBernoulliTensor: the same with a = probs[i] * 2^32 (probs: n doubles).
+//   kDropout: mask[i] = word < a ((1 - p) * 2^32), out[i] = input[i] *
+//     mask[i] * b (b = 1 / (1 - p), 0 when p = 1); Float, Double.
+enum class RandomOp : int { kUniform, kNormal, kRandom, kBernoulli, kBernoulliTensor, kDropout };
+struct RandomArgs {
+  RandomOp op = RandomOp::kUniform;
+  Dtype dtype = Dtype::kFloat;
+  void* out = nullptr;
+  int64_t n = 0;
+  uint64_t seed = 0;
+  uint64_t offset = 0;
+  double a = 0, b = 0, c = 0;
+  int64_t from = 0;
+  uint64_t range = 0;
+  const double* probs = nullptr;
+  const void* input = nullptr;
+  bool* mask = nullptr;
+};
+std::string launch_random(const RandomArgs& a, void* stream);
+
 }  // namespace kernels
 }  // namespace cuda
 }  // namespace ember

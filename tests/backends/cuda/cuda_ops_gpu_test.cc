@@ -15,6 +15,7 @@
 
 #include <torch/torch.h>
 
+#include "aten/CPUGeneratorImpl.h"
 #include "tests/backends/cuda/gpu_test_util.h"
 #include "tests/support/error_of.h"
 
@@ -337,6 +338,51 @@ TEST_F(Gpu, CompositeBatchNormMatchesTheCpu) {
     expect_close(gh.grad(), ch.grad(), 1e-4, 1e-5);
     expect_close(gw.grad(), cw.grad(), 1e-4, 1e-5);
   }
+}
+
+// One seed, the CPU's numbers (Note [CUDA random numbers equal the CPU's]):
+// equal integers and masks; Float uniform_/normal_ equal bit for bit;
+// Double normal_ within the device's log/sin/cos rounding.
+TEST_F(Gpu, RandomNumbersAreTheCpusForOneSeed) {
+  const at::TensorOptions on_gpu = at::TensorOptions().device(cuda);
+  at::manual_seed(123);  // every default generator: the CPU's and the GPU's
+  for (int round = 0; round < 2; ++round) {  // the offsets advance alike
+    EXPECT_TRUE(at::equal(at::rand({1001}, on_gpu).cpu(), at::rand({1001})));
+    EXPECT_TRUE(at::equal(at::randn({1001}, on_gpu).cpu(), at::randn({1001})));
+  }
+  const at::TensorOptions dbl = at::TensorOptions().dtype(at::kDouble);
+  EXPECT_TRUE(at::equal(at::rand({77}, dbl.device(cuda)).cpu(), at::rand({77}, dbl)));
+  expect_close(at::randn({77}, dbl.device(cuda)), at::randn({77}, dbl), 1e-14, 1e-14);
+  EXPECT_TRUE(at::equal(at::randint(-5, 1000, {77}, on_gpu).cpu(), at::randint(-5, 1000, {77})));
+  const at::TensorOptions i32 = at::TensorOptions().dtype(at::kInt);
+  EXPECT_TRUE(at::equal(at::randint(0, 7, {9}, i32.device(cuda)).cpu(), at::randint(0, 7, {9}, i32)));
+  at::Tensor gl = at::empty({33}, on_gpu.dtype(at::kLong)), cl = at::empty({33}, at::kLong);
+  EXPECT_TRUE(at::equal(gl.random_().cpu(), cl.random_()));
+  at::Tensor gb = at::empty({50}, on_gpu), cb = at::empty({50});
+  EXPECT_TRUE(at::equal(gb.bernoulli_(0.3).cpu(), cb.bernoulli_(0.3)));
+  const at::Tensor probs = at::rand({40});
+  EXPECT_TRUE(at::equal(at::bernoulli(probs.to(cuda)).cpu(), at::bernoulli(probs)));
+  EXPECT_TRUE(at::equal(at::randperm(100, on_gpu.dtype(at::kLong)).cpu(), at::randperm(100)));
+  // A non-contiguous target is filled in row-major order, as on the CPU.
+  at::Tensor gt = at::empty({4, 6}, on_gpu).t(), ct = at::empty({4, 6}).t();
+  EXPECT_TRUE(at::equal(gt.uniform_(-1, 1).cpu(), ct.uniform_(-1, 1)));
+  // Dropout: the same mask and values, and its gradient.
+  const at::Tensor x = randn({8, 16});
+  const auto gd = at::native_dropout(x.to(cuda), 0.25, true);
+  const auto cd = at::native_dropout(x, 0.25, true);
+  EXPECT_TRUE(at::equal(std::get<1>(gd).cpu(), std::get<1>(cd)));
+  EXPECT_TRUE(at::equal(std::get<0>(gd).cpu(), std::get<0>(cd)));
+  at::Tensor gx = x.to(cuda).set_requires_grad(true);
+  at::dropout(gx, 0.5, true).sum().backward();
+  const at::Tensor g = gx.grad().cpu();
+  EXPECT_TRUE(at::logical_or(g.eq(0), g.eq(2)).all().item<bool>()) << g;
+  // The CPU's errors; a CPU generator is refused.
+  const at::Tensor bad = at::full({3}, 1.5);
+  EXPECT_EQ(ember_test::errorOf([&] { at::bernoulli(bad.to(cuda)); }),
+            ember_test::errorOf([&] { at::bernoulli(bad); }));
+  at::Generator cpu_gen = at::make_generator<at::CPUGeneratorImpl>(1);
+  EXPECT_THAT(ember_test::errorOf([&] { at::empty({3}, on_gpu).uniform_(0, 1, cpu_gen); }),
+              ::testing::HasSubstr("CPUGeneratorImpl"));
 }
 
 TEST_F(Gpu, BmmCatIndexSelectAndEmbeddingMatchTheCpu) {

@@ -7,6 +7,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -282,6 +283,20 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
       {"embedding", [&] { at::embedding(x, handMadeCudaTensor({3}, c10::kLong)); }},
       {"embedding_dense_backward",
        [&] { at::embedding_dense_backward(x, handMadeCudaTensor({2}, c10::kLong), 4, -1, false); }},
+      {"uniform_", [&] { at::Tensor t = x; t.uniform_(); }},
+      {"normal_", [&] { at::Tensor t = x; t.normal_(); }},
+      {"random_.from", [&] { at::Tensor t = l; t.random_(1, 5); }},
+      {"random_.to", [&] { at::Tensor t = l; t.random_(5); }},
+      {"random_", [&] { at::Tensor t = l; t.random_(); }},
+      {"bernoulli_.float", [&] { at::Tensor t = x; t.bernoulli_(0.5); }},
+      {"bernoulli_.Tensor", [&] { at::Tensor t = x; t.bernoulli_(x); }},
+      {"rand.out", [&] { at::Tensor t = x; at::rand_out(t, {2, 2}); }},
+      {"randn.out", [&] { at::Tensor t = x; at::randn_out(t, {2, 2}); }},
+      {"randint.out", [&] { at::Tensor t = l; at::randint_out(t, 3, {2, 2}); }},
+      {"randperm.out", [&] { at::Tensor t = handMadeCudaTensor({3}, c10::kLong); at::randperm_out(t, 3); }},
+      {"native_dropout", [&] { at::native_dropout(x, 0.5, true); }},
+      {"dropout (composite)", [&] { at::dropout(x, 0.5, true); }},
+      {"native_dropout_backward", [&] { at::native_dropout_backward(x, b, 2.0); }},
   };
   for (const auto& [name, call] : calls) {
     EXPECT_THAT(ember_test::errorOf(call), StartsWith(prefix)) << name;
@@ -325,6 +340,22 @@ TEST_F(NoDevice, ArgumentErrorsAreTheCpusAndComeFirst) {
       {"cat dims", [](auto& x, auto&, auto&) { at::cat({x, x.reshape({4})}); }},
       {"index_select dtype", [](auto& x, auto&, auto&) { at::index_select(x, 0, x); }},
       {"embedding weight", [](auto& x, auto&, auto& l) { at::embedding(x.reshape({4}), l); }},
+      {"uniform_ bounds", [](auto& x, auto&, auto&) { at::Tensor t = x; t.uniform_(1, 0); }},
+      {"uniform_ infinite", [](auto& x, auto&, auto&) { at::Tensor t = x; t.uniform_(0, INFINITY); }},
+      {"normal_ std", [](auto& x, auto&, auto&) { at::Tensor t = x; t.normal_(0, -1); }},
+      {"random_ order", [](auto&, auto&, auto& l) { at::Tensor t = l; t.random_(4, 2); }},
+      {"random_ range", [](auto&, auto& b, auto&) { at::Tensor t = b; t.random_(0, 3); }},
+      {"bernoulli_ p", [](auto& x, auto&, auto&) { at::Tensor t = x; t.bernoulli_(1.5); }},
+      {"bernoulli_ p dtype", [](auto& x, auto&, auto& l) { at::Tensor t = x; t.bernoulli_(l); }},
+      {"bernoulli_ p shape", [](auto& x, auto&, auto&) {
+         at::Tensor t = x;
+         t.bernoulli_(x.reshape({4}));
+       }},
+      {"randint bounds", [](auto&, auto&, auto& l) { at::Tensor t = l; at::randint_out(t, 5, 5, {2, 2}); }},
+      {"randperm bool", [](auto&, auto& b, auto&) { at::Tensor t = b; at::randperm_out(t, 3); }},
+      {"dropout p", [](auto& x, auto&, auto&) { at::native_dropout(x, 1.5, true); }},
+      {"dropout ints", [](auto&, auto&, auto& l) { at::native_dropout(l, 0.5, true); }},
+      {"dropout_backward mask", [](auto& x, auto&, auto&) { at::native_dropout_backward(x, x, 2.0); }},
   };
   for (const auto& entry : calls) {
     const char* name = entry.first;

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "aten/EmptyTensor.h"
+#include "aten/FactoryChecks.h"
 #include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/kernels.h"
@@ -202,46 +203,16 @@ void fill_1d(const at::Tensor& out, int64_t n, Value value) {
   if (!dst.is_same(out)) copy_into(out, dst);
 }
 
-// The number of elements of arange in integers: ceil((end - start) / step).
-int64_t arange_size_integral(int64_t start, int64_t end, int64_t step) {
-  const __int128 span = static_cast<__int128>(end) - start;
-  const __int128 size = (span + step + (step > 0 ? -1 : 1)) / step;
-  return static_cast<int64_t>(size);  // |size| <= |span| < 2^64, >= 0 by the sign check
-}
-
 }  // namespace
 
 at::Tensor& arange_out(const c10::Scalar& start, const c10::Scalar& end,
                        const c10::Scalar& step, at::Tensor& out) {
   const c10::ScalarType dtype = out.scalar_type();
-  TORCH_CHECK(dtype != c10::kBool, "arange: dtype Bool is not supported. Pass "
-              "an integral or floating dtype.");
+  const int64_t size = at::native::arange_length(start, end, step, dtype);
   const bool integral = c10::isIntegralType(dtype, /*includeBool=*/false);
   const double xstart = start.toDouble();
-  const double xend = end.toDouble();
   const double xstep = step.toDouble();
-  TORCH_CHECK(std::isfinite(xstart) && std::isfinite(xend), "arange: unsupported "
-              "range ", xstart, " -> ", xend, "; start and end must be finite.");
-  // Integral results take the bounds and the step as integers (truncated),
-  // as PyTorch does.
   const int64_t istep = integral ? step.toLong() : 0;
-  TORCH_CHECK(integral ? istep != 0 : xstep != 0, "arange: step must be nonzero, "
-              "but got step=", step, ". Pass a positive step to count up or a "
-              "negative one to count down.");
-  TORCH_CHECK((xstep > 0 && xend >= xstart) || (xstep < 0 && xend <= xstart),
-              "arange: upper bound and larger bound inconsistent with step sign: "
-              "start=", start, ", end=", end, ", step=", step, ". Pass a positive "
-              "step when end >= start and a negative one when end <= start.");
-  int64_t size = 0;
-  if (integral) {
-    size = arange_size_integral(start.toLong(), end.toLong(), istep);
-  } else {
-    const double size_d = std::ceil((xend - xstart) / xstep);
-    TORCH_CHECK(size_d >= 0 && size_d < 9.2233720368547758e18, "arange: the "
-                "range ", xstart, " -> ", xend, " with step ", xstep, " has too "
-                "many elements (", size_d, "). Pass a larger step.");
-    size = static_cast<int64_t>(size_d);
-  }
   if (out.numel() != size || out.dim() != 1) resize_output(out, {size}, "arange");
   EMBER_DISPATCH_ALL_TYPES_BUT_BOOL(dtype, "arange", [&] {
     if constexpr (std::is_integral_v<scalar_t>) {
@@ -263,10 +234,7 @@ at::Tensor& arange_out(const c10::Scalar& start, const c10::Scalar& end,
 
 at::Tensor& linspace_out(const c10::Scalar& start, const c10::Scalar& end,
                          int64_t steps, at::Tensor& out) {
-  TORCH_CHECK(steps >= 0, "linspace: number of steps must be non-negative, but "
-              "got steps=", steps, ".");
-  TORCH_CHECK(out.scalar_type() != c10::kBool, "linspace: dtype Bool is not "
-              "supported. Pass an integral or floating dtype.");
+  at::native::check_linspace(steps, out.scalar_type());
   resize_output(out, {steps}, "linspace");
   if (steps == 0) return out;
   EMBER_DISPATCH_ALL_TYPES_BUT_BOOL(out.scalar_type(), "linspace", [&] {
@@ -292,8 +260,7 @@ at::Tensor& linspace_out(const c10::Scalar& start, const c10::Scalar& end,
 }
 
 at::Tensor& eye_m_out(int64_t n, int64_t m, at::Tensor& out) {
-  TORCH_CHECK(n >= 0, "eye: n must be greater or equal to 0, got ", n, ".");
-  TORCH_CHECK(m >= 0, "eye: m must be greater or equal to 0, got ", m, ".");
+  at::native::check_eye(n, m);
   resize_output(out, {n, m}, "eye");
   if (out.numel() == 0) return out;
   fill_(out, 0);

@@ -273,6 +273,24 @@ struct RandomArgs {
 };
 std::string launch_random(const RandomArgs& a, void* stream);
 
+// Range factories (range_kernels.cu, element function in range_ops.cuh):
+// out[i] for i < n (contiguous), with the CPU plugin's arithmetic.
+//   kArangeIntegral: first + delta * i in 64-bit wrapping integers.
+//   kArangeFloating: start + step * i in double.
+//   kLinspace: n values from start to end (both already converted to the
+//     dtype), stepping in float for Float and in double otherwise; the
+//     second half counts back from end.
+enum class RangeOp : int { kArangeIntegral, kArangeFloating, kLinspace };
+struct RangeArgs {
+  RangeOp op = RangeOp::kArangeFloating;
+  Dtype dtype = Dtype::kFloat;
+  void* out = nullptr;
+  int64_t n = 0;
+  uint64_t first = 0, delta = 0;
+  double start = 0, step = 0, end = 0;
+};
+std::string launch_range(const RangeArgs& a, void* stream);
+
 }  // namespace kernels
 }  // namespace cuda
 }  // namespace ember

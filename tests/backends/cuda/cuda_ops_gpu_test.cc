@@ -385,6 +385,26 @@ TEST_F(Gpu, RandomNumbersAreTheCpusForOneSeed) {
               ::testing::HasSubstr("CPUGeneratorImpl"));
 }
 
+// arange, linspace and eye: the CPU's values (range_ops.cuh).
+TEST_F(Gpu, RangeFactoriesAreTheCpus) {
+  const at::TensorOptions on_gpu = at::TensorOptions().device(cuda);
+  EXPECT_TRUE(at::equal(at::arange(10, on_gpu).cpu(), at::arange(10)));
+  EXPECT_TRUE(at::equal(at::arange(-1, 1, 0.1, on_gpu).cpu(), at::arange(-1, 1, 0.1)));
+  EXPECT_TRUE(at::equal(at::arange(0, 1, 0.25, on_gpu.dtype(at::kDouble)).cpu(),
+                        at::arange(0, 1, 0.25, at::kDouble)));
+  EXPECT_TRUE(at::equal(at::linspace(-3.5, 7.25, 101, on_gpu).cpu(), at::linspace(-3.5, 7.25, 101)));
+  EXPECT_TRUE(at::equal(at::linspace(0, 100, 7, on_gpu.dtype(at::kLong)).cpu(),
+                        at::linspace(0, 100, 7, at::kLong)));
+  EXPECT_TRUE(at::equal(at::eye(3, 5, on_gpu).cpu(), at::eye(3, 5)));
+  EXPECT_TRUE(at::equal(at::eye(4, on_gpu.dtype(at::kInt)).cpu(), at::eye(4, at::kInt)));
+  // A non-contiguous out.
+  at::Tensor g = at::zeros({6, 2}, on_gpu), c = at::zeros({6, 2});
+  at::Tensor gcol = g.select(1, 0), ccol = c.select(1, 0);
+  at::arange_out(gcol, 0, 6, 1);
+  at::arange_out(ccol, 0, 6, 1);
+  EXPECT_TRUE(at::equal(g.cpu(), c));
+}
+
 TEST_F(Gpu, BmmCatIndexSelectAndEmbeddingMatchTheCpu) {
   const at::Tensor a = randn({4, 3, 5}), b = randn({4, 5, 2});
   expect_close(at::bmm(a.to(cuda), b.to(cuda)), at::bmm(a, b), 1e-5, 1e-5);

@@ -16,9 +16,11 @@
 #include <ATen/ATen.h>
 
 #include "aten/CPUGeneratorImpl.h"
+#include "aten/FactoryChecks.h"
 #include "aten/PhiloxRNG.h"
 #include "aten/RandomChecks.h"
 #include "backends/cuda/kernels/random_ops.cuh"
+#include "backends/cuda/kernels/range_ops.cuh"
 
 namespace {
 
@@ -196,6 +198,77 @@ TEST(RandomBlocks, DropoutIsTheCpus) {
                        11, 5);
         EXPECT_TRUE(same_bits(host, out)) << host << "\n" << out;
         EXPECT_TRUE(same_bits(host_mask, mask)) << host_mask << "\n" << mask;
+      }
+    }
+  }
+}
+
+// arange and linspace: range_element over every element against the CPU's
+// arange_out/linspace_out, bit for bit, with the parameters
+// backends/cuda/range_ops.cc passes.
+template <typename T>
+at::Tensor run_range(k::RangeArgs a, ScalarType dtype, int64_t n) {
+  at::Tensor out = at::empty({n}, at::TensorOptions().dtype(dtype));
+  a.n = n;
+  for (int64_t i = 0; i < n; ++i) out.data_ptr<T>()[i] = ember::cuda::kernels::range::range_element<T>(a, i);
+  return out;
+}
+
+at::Tensor run_range_any(const k::RangeArgs& a, ScalarType dtype, int64_t n) {
+  switch (dtype) {
+    case ScalarType::Float: return run_range<float>(a, dtype, n);
+    case ScalarType::Double: return run_range<double>(a, dtype, n);
+    case ScalarType::Long: return run_range<int64_t>(a, dtype, n);
+    default: return run_range<int32_t>(a, dtype, n);
+  }
+}
+
+TEST(RangeElements, ArangeIsTheCpus) {
+  struct Case {
+    double start, end, step;
+  };
+  for (ScalarType dt : {ScalarType::Float, ScalarType::Double}) {
+    for (const Case& c : std::vector<Case>{{0, 10, 1}, {-1, 1, 0.1}, {5, -3.3, -0.7},
+                                           {1e6, 1e6 + 1, 1.0 / 3}}) {
+      SCOPED_TRACE(::testing::Message() << dt << " " << c.start << " " << c.end << " " << c.step);
+      at::Tensor cpu = at::empty({0}, at::TensorOptions().dtype(dt));
+      at::arange_out(cpu, c.start, c.end, c.step);
+      k::RangeArgs a;
+      a.op = k::RangeOp::kArangeFloating;
+      a.start = c.start;
+      a.step = c.step;
+      EXPECT_EQ(cpu.numel(), at::native::arange_length(c.start, c.end, c.step, dt));
+      EXPECT_TRUE(same_bits(run_range_any(a, dt, cpu.numel()), cpu)) << cpu;
+    }
+  }
+  for (ScalarType dt : {ScalarType::Long, ScalarType::Int}) {
+    at::Tensor cpu = at::empty({0}, at::TensorOptions().dtype(dt));
+    at::arange_out(cpu, -7, 100, 3);
+    k::RangeArgs a;
+    a.op = k::RangeOp::kArangeIntegral;
+    a.first = static_cast<uint64_t>(int64_t{-7});
+    a.delta = 3;
+    EXPECT_TRUE(same_bits(run_range_any(a, dt, cpu.numel()), cpu)) << dt;
+  }
+}
+
+TEST(RangeElements, LinspaceIsTheCpus) {
+  for (ScalarType dt : {ScalarType::Float, ScalarType::Double, ScalarType::Long, ScalarType::Int}) {
+    for (int64_t steps : {1, 2, 3, 10, 101}) {
+      for (const auto& [start, end] :
+           std::vector<std::pair<double, double>>{{0, 1}, {-3.5, 7.25}, {100, -100}, {1e7, 1e7 + 3}, {0.1, 0.7}}) {
+        SCOPED_TRACE(::testing::Message() << dt << " steps " << steps << " " << start << " " << end);
+        at::Tensor cpu = at::empty({0}, at::TensorOptions().dtype(dt));
+        at::linspace_out(cpu, start, end, steps);
+        k::RangeArgs a;
+        a.op = k::RangeOp::kLinspace;
+        // As range_ops.cc: the bounds converted to the dtype first.
+        const bool integral = dt == ScalarType::Long || dt == ScalarType::Int;
+        a.start = integral ? static_cast<double>(static_cast<int64_t>(start))
+                  : dt == ScalarType::Float ? static_cast<double>(static_cast<float>(start)) : start;
+        a.end = integral ? static_cast<double>(static_cast<int64_t>(end))
+                : dt == ScalarType::Float ? static_cast<double>(static_cast<float>(end)) : end;
+        EXPECT_TRUE(same_bits(run_range_any(a, dt, steps), cpu)) << cpu;
       }
     }
   }

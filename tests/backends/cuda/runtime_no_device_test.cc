@@ -297,6 +297,9 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
       {"native_dropout", [&] { at::native_dropout(x, 0.5, true); }},
       {"dropout (composite)", [&] { at::dropout(x, 0.5, true); }},
       {"native_dropout_backward", [&] { at::native_dropout_backward(x, b, 2.0); }},
+      {"arange.start_out", [&] { at::Tensor t = handMadeCudaTensor({4}); at::arange_out(t, 0, 4, 1); }},
+      {"linspace.out", [&] { at::Tensor t = handMadeCudaTensor({4}); at::linspace_out(t, 0, 1, 4); }},
+      {"eye.out", [&] { at::Tensor t = x; at::eye_out(t, 2); }},
   };
   for (const auto& [name, call] : calls) {
     EXPECT_THAT(ember_test::errorOf(call), StartsWith(prefix)) << name;
@@ -356,6 +359,11 @@ TEST_F(NoDevice, ArgumentErrorsAreTheCpusAndComeFirst) {
       {"dropout p", [](auto& x, auto&, auto&) { at::native_dropout(x, 1.5, true); }},
       {"dropout ints", [](auto&, auto&, auto& l) { at::native_dropout(l, 0.5, true); }},
       {"dropout_backward mask", [](auto& x, auto&, auto&) { at::native_dropout_backward(x, x, 2.0); }},
+      {"arange step", [](auto& x, auto&, auto&) { at::Tensor t = x; at::arange_out(t, 0, 4, 0); }},
+      {"arange sign", [](auto& x, auto&, auto&) { at::Tensor t = x; at::arange_out(t, 0, 4, -1); }},
+      {"arange bool", [](auto&, auto& b, auto&) { at::Tensor t = b; at::arange_out(t, 0, 4, 1); }},
+      {"linspace steps", [](auto& x, auto&, auto&) { at::Tensor t = x; at::linspace_out(t, 0, 1, -1); }},
+      {"eye n", [](auto& x, auto&, auto&) { at::Tensor t = x; at::eye_out(t, -2); }},
   };
   for (const auto& entry : calls) {
     const char* name = entry.first;

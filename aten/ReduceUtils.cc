@@ -2,6 +2,7 @@
 #include "aten/ReduceUtils.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "aten/Functions.h"  // Tensor::copy_
 #include "aten/Resize.h"
@@ -63,6 +64,42 @@ Tensor& reduce_write_out(Tensor& out, const Tensor& result, const char* op) {
               "to have dtype ", result.scalar_type(), ", but got ", out.scalar_type(),
               " instead. Pass an out tensor of dtype ", result.scalar_type(), ".");
   resize_output(out, result.sizes(), op);
+  out.copy_(result);
+  return out;
+}
+
+double vector_norm_order(const c10::Scalar& p, const char* op) {
+  TORCH_CHECK(!p.isBoolean(), op, ": the order p must be a number, not a bool.");
+  return p.toDouble();
+}
+
+void check_vector_norm_dtypes(const Tensor& self, std::optional<c10::ScalarType> dtype,
+                              const char* op) {
+  TORCH_CHECK(c10::isFloatingType(self.scalar_type()), op, ": Expected a floating "
+              "point or complex tensor as input. Got ", self.scalar_type(),
+              ". Convert it first, e.g. x.to(at::kFloat).");
+  TORCH_CHECK(!dtype.has_value() || c10::isFloatingType(*dtype), op, ": dtype should "
+              "be floating point or complex. Got ", *dtype, ". Pass e.g. at::kDouble.");
+}
+
+void check_vector_norm_nonempty(const Tensor& self, const std::vector<bool>& mask, double p,
+                                const char* op) {
+  if (std::isinf(p) || p < 0) {
+    for (size_t d = 0; d < mask.size(); ++d) {
+      TORCH_CHECK(!mask[d] || self.sizes()[d] != 0, op, ": cannot compute the ", p,
+                  " norm on an empty tensor because the operation does not have an "
+                  "identity; dim ", d, " of shape ", self.sizes(), " is empty. Use a "
+                  "p >= 0, or reduce over dimensions that have elements.");
+    }
+  }
+}
+
+Tensor& logsumexp_write_out(Tensor& out, const Tensor& result) {
+  TORCH_CHECK(out.defined(), "logsumexp: the out tensor is undefined; pass a defined tensor.");
+  TORCH_CHECK(c10::isFloatingType(out.scalar_type()), "logsumexp(): Expected floating "
+              "point type for result tensor, but got: ", out.scalar_type(),
+              ". Pass a floating out tensor.");
+  resize_output(out, result.sizes(), "logsumexp");
   out.copy_(result);
   return out;
 }

@@ -45,6 +45,18 @@ void check_var_dtype(const Tensor& self, const char* op);
 // PyTorch's warning when the correction leaves no degrees of freedom.
 void warn_var_dof(const char* op, int64_t num_outputs, int64_t num_reduced, double correction);
 
+// norm's and linalg.vector_norm's order as a double (a bool is refused).
+double vector_norm_order(const c10::Scalar& p, const char* op);
+// A floating input and a floating dtype= if given.
+void check_vector_norm_dtypes(const Tensor& self, std::optional<c10::ScalarType> dtype,
+                              const char* op);
+// For p = +-inf or p < 0 (no identity), no empty reduced dim.
+void check_vector_norm_nonempty(const Tensor& self, const std::vector<bool>& mask, double p,
+                                const char* op);
+// The end of logsumexp's out= variant: `out` defined and floating; resized
+// to `result`'s shape and given its values (converted).
+Tensor& logsumexp_write_out(Tensor& out, const Tensor& result);
+
 // The end of all/any's out= variants: `out` is Bool or Byte (uint8).
 Tensor& logical_write_out(Tensor& out, const Tensor& result, const char* op);
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "aten/ReduceUtils.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/pointwise_math.h"
 #include "backends/cpu/reductions.h"
@@ -91,21 +92,10 @@ at::Tensor vector_norm(const char* op, const at::Tensor& self, double p,
                        c10::OptionalIntArrayRef dims, bool keepdim,
                        std::optional<c10::ScalarType> dtype) {
   reduce_check_input(self, op);
-  TORCH_CHECK(c10::isFloatingType(self.scalar_type()), op, ": Expected a floating "
-              "point or complex tensor as input. Got ", self.scalar_type(),
-              ". Convert it first, e.g. x.to(at::kFloat).");
-  TORCH_CHECK(!dtype.has_value() || c10::isFloatingType(*dtype), op, ": dtype should "
-              "be floating point or complex. Got ", *dtype, ". Pass e.g. at::kDouble.");
+  at::native::check_vector_norm_dtypes(self, dtype, op);
   const std::vector<bool> mask = reduce_dim_mask(self, dims, op);
+  at::native::check_vector_norm_nonempty(self, mask, p, op);
   const bool inf = std::isinf(p);
-  if (inf || p < 0) {
-    for (size_t d = 0; d < mask.size(); ++d) {
-      TORCH_CHECK(!mask[d] || self.sizes()[d] != 0, op, ": cannot compute the ", p,
-                  " norm on an empty tensor because the operation does not have an "
-                  "identity; dim ", d, " of shape ", self.sizes(), " is empty. Use a "
-                  "p >= 0, or reduce over dimensions that have elements.");
-    }
-  }
   const c10::ScalarType out_type = dtype.value_or(self.scalar_type());
   const at::Tensor src = reduce_as_dtype(self, out_type, op);
   at::Tensor out = empty_cpu(reduce_shape(self, mask, keepdim), out_type, op);
@@ -131,8 +121,7 @@ at::Tensor vector_norm(const char* op, const at::Tensor& self, double p,
 }
 
 double norm_order(const c10::Scalar& p, const char* op) {
-  TORCH_CHECK(!p.isBoolean(), op, ": the order p must be a number, not a bool.");
-  return p.toDouble();
+  return at::native::vector_norm_order(p, op);
 }
 
 // ---- logsumexp ------------------------------------------------------------------------
@@ -308,14 +297,10 @@ at::Tensor logsumexp(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim)
 
 at::Tensor& logsumexp_out(const at::Tensor& self, c10::IntArrayRef dim, bool keepdim,
                           at::Tensor& out) {
+  // Checked before computing, as before: an undefined out never reaches
+  // the kernel.
   TORCH_CHECK(out.defined(), "logsumexp: the out tensor is undefined; pass a defined tensor.");
-  TORCH_CHECK(c10::isFloatingType(out.scalar_type()), "logsumexp(): Expected floating "
-              "point type for result tensor, but got: ", out.scalar_type(),
-              ". Pass a floating out tensor.");
-  const at::Tensor result = logsumexp(self, dim, keepdim);
-  resize_output(out, result.sizes(), "logsumexp");
-  copy_into(out, result);
-  return out;
+  return at::native::logsumexp_write_out(out, logsumexp(self, dim, keepdim));
 }
 
 }  // namespace ember::cpu

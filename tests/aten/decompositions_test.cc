@@ -6,10 +6,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <limits>
+
 #include <ATen/ATen.h>
 
 #include "aten/LossDecompositions.h"
 #include "aten/NormDecompositions.h"
+#include "aten/ReduceDecompositions.h"
 #include "tests/support/error_of.h"
 
 namespace {
@@ -267,6 +270,75 @@ TEST(NormDecompositions, BatchNormMatchesTheCpuKernel) {
                                              std::nullopt, std::nullopt, mean, invstd, true,
                                              1e-5, {true, true, true});
             }));
+}
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+TEST(ReduceDecompositions, VectorNormsMatchTheCpuKernel) {
+  at::manual_seed(5);
+  at::Tensor x = at::randn({3, 4, 5});
+  x.select(0, 1).select(0, 2).fill_(0.0);  // zeros count for p = 0
+  using Dims = std::vector<int64_t>;
+  for (double p : {0.0, 1.0, 2.0, 3.0, 0.5, -1.0, kInf, -kInf}) {
+    for (const Dims& dims : {Dims{}, Dims{1}, Dims{0, 2}, Dims{-1}}) {
+      for (bool keepdim : {false, true}) {
+        SCOPED_TRACE(::testing::Message() << "p " << p << " dims " << dims.size() << " keepdim "
+                                          << keepdim);
+        expect_close(at::native::vector_norm_decomposed(x, p, dims, keepdim, std::nullopt,
+                                                        "linalg.vector_norm"),
+                     at::linalg_vector_norm(x, p, dims, keepdim), 2e-5);
+      }
+    }
+  }
+  // dtype=: the input converted first; norm's p defaults to 2.
+  expect_close(at::native::vector_norm_decomposed(x, 2, Dims{1}, false, at::kDouble, "norm"),
+               at::norm(x, 2, {1}, false, at::kDouble), 1e-12);
+  // NaN propagates through every order.
+  at::Tensor n = x.clone();
+  n.select(0, 0).select(0, 0).fill_(NAN);
+  for (double p : {0.0, 1.0, 2.0, kInf, -kInf}) {
+    const at::Tensor d = at::native::vector_norm_decomposed(n, p, Dims{1, 2}, false, std::nullopt,
+                                                            "norm");
+    const at::Tensor c = at::linalg_vector_norm(n, p, Dims{1, 2});
+    EXPECT_TRUE(at::equal(at::isnan(d), at::isnan(c))) << p << d << c;
+  }
+  // The same errors.
+  const at::Tensor l = at::ones({2, 3}, at::kLong), e = at::ones({0, 3});
+  EXPECT_EQ(errorOf([&] { at::native::vector_norm_decomposed(l, 2, Dims{}, false, std::nullopt, "norm"); }),
+            errorOf([&] { at::norm(l, 2, {0}); }));
+  EXPECT_EQ(errorOf([&] { at::native::vector_norm_decomposed(e, INFINITY, Dims{0}, false, std::nullopt, "linalg.vector_norm"); }),
+            errorOf([&] { at::linalg_vector_norm(e, INFINITY, Dims{0}); }));
+  EXPECT_EQ(errorOf([&] { at::native::vector_norm_decomposed(x, true, Dims{0}, false, std::nullopt, "linalg.vector_norm"); }),
+            errorOf([&] { at::linalg_vector_norm(x, true, Dims{0}); }));
+}
+
+TEST(ReduceDecompositions, LogsumexpMatchesTheCpuKernel) {
+  at::manual_seed(6);
+  const at::Tensor x = at::randn({3, 4, 5}).mul(30);
+  using Dims = std::vector<int64_t>;
+  for (const Dims& dims : {Dims{1}, Dims{0, 2}, Dims{-1}, Dims{0, 1, 2}}) {
+    for (bool keepdim : {false, true}) {
+      expect_close(at::native::logsumexp_decomposed(x, dims, keepdim),
+                   at::logsumexp(x, dims, keepdim), 2e-5);
+    }
+  }
+  // -inf rows, a +inf element, NaN, an empty reduction, integers.
+  at::Tensor s = at::zeros({4, 3});
+  s.select(0, 0).fill_(-INFINITY);
+  s.select(0, 1).select(0, 1).fill_(INFINITY);
+  s.select(0, 2).select(0, 2).fill_(NAN);
+  const at::Tensor d = at::native::logsumexp_decomposed(s, Dims{1}, false);
+  const at::Tensor c = at::logsumexp(s, {1}, false);
+  EXPECT_TRUE(at::equal(at::isnan(d), at::isnan(c))) << d << c;
+  EXPECT_TRUE(at::equal(at::where(at::isnan(d), at::zeros_like(d), d),
+                        at::where(at::isnan(c), at::zeros_like(c), c)))
+      << d << c;
+  expect_close(at::native::logsumexp_decomposed(at::ones({0, 3}), Dims{0}, true),
+               at::logsumexp(at::ones({0, 3}), {0}, true));
+  expect_close(at::native::logsumexp_decomposed(at::arange(6).reshape({2, 3}), Dims{1}, false),
+               at::logsumexp(at::arange(6).reshape({2, 3}), {1}, false));
+  EXPECT_EQ(errorOf([&] { at::native::logsumexp_decomposed(x, Dims{1, 1}, false); }),
+            errorOf([&] { at::logsumexp(x, {1, 1}, false); }));
 }
 
 }  // namespace

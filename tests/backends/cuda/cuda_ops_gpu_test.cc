@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -383,6 +384,22 @@ TEST_F(Gpu, RandomNumbersAreTheCpusForOneSeed) {
   at::Generator cpu_gen = at::make_generator<at::CPUGeneratorImpl>(1);
   EXPECT_THAT(ember_test::errorOf([&] { at::empty({3}, on_gpu).uniform_(0, 1, cpu_gen); }),
               ::testing::HasSubstr("CPUGeneratorImpl"));
+}
+
+// Vector norms and logsumexp through the core's decompositions
+// (aten/ReduceDecompositions.h), with a gradient.
+TEST_F(Gpu, CompositeNormsAndLogsumexpMatchTheCpu) {
+  const at::Tensor x = randn({4, 6, 5});
+  for (double p : {0.0, 1.0, 2.0, 3.0, -1.0, std::numeric_limits<double>::infinity()}) {
+    expect_close(at::linalg_vector_norm(x.to(cuda), p, std::vector<int64_t>{1}),
+                 at::linalg_vector_norm(x, p, std::vector<int64_t>{1}), 1e-5, 1e-5);
+  }
+  expect_close(at::norm(x.to(cuda), 2, {0, 2}, true), at::norm(x, 2, {0, 2}, true), 1e-5, 1e-5);
+  expect_close(at::logsumexp(x.to(cuda).mul(40), {2}), at::logsumexp(x.mul(40), {2}), 1e-5, 1e-5);
+  at::Tensor cx = x.clone().set_requires_grad(true), gx = x.to(cuda).set_requires_grad(true);
+  at::logsumexp(cx, {1}).sum().backward();
+  at::logsumexp(gx, {1}).sum().backward();
+  expect_close(gx.grad(), cx.grad(), 1e-5, 1e-6);
 }
 
 // arange, linspace and eye: the CPU's values (range_ops.cuh).

@@ -300,6 +300,9 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
       {"arange.start_out", [&] { at::Tensor t = handMadeCudaTensor({4}); at::arange_out(t, 0, 4, 1); }},
       {"linspace.out", [&] { at::Tensor t = handMadeCudaTensor({4}); at::linspace_out(t, 0, 1, 4); }},
       {"eye.out", [&] { at::Tensor t = x; at::eye_out(t, 2); }},
+      {"linalg_vector_norm (composite)", [&] { at::linalg_vector_norm(x, 3); }},
+      {"norm.ScalarOpt_dim (composite)", [&] { at::norm(x, 1, {0}); }},
+      {"logsumexp (composite)", [&] { at::logsumexp(x, {1}); }},
   };
   for (const auto& [name, call] : calls) {
     EXPECT_THAT(ember_test::errorOf(call), StartsWith(prefix)) << name;
@@ -364,6 +367,9 @@ TEST_F(NoDevice, ArgumentErrorsAreTheCpusAndComeFirst) {
       {"arange bool", [](auto&, auto& b, auto&) { at::Tensor t = b; at::arange_out(t, 0, 4, 1); }},
       {"linspace steps", [](auto& x, auto&, auto&) { at::Tensor t = x; at::linspace_out(t, 0, 1, -1); }},
       {"eye n", [](auto& x, auto&, auto&) { at::Tensor t = x; at::eye_out(t, -2); }},
+      {"norm ints", [](auto&, auto&, auto& l) { at::linalg_vector_norm(l, 2); }},
+      {"norm bool order", [](auto& x, auto&, auto&) { at::norm(x, true, {0}); }},
+      {"logsumexp dims", [](auto& x, auto&, auto&) { at::logsumexp(x, {0, 0}); }},
   };
   for (const auto& entry : calls) {
     const char* name = entry.first;

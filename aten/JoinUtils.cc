@@ -1,6 +1,8 @@
 // aten/JoinUtils.cc — see JoinUtils.h.
 #include "aten/JoinUtils.h"
 
+#include <algorithm>
+#include <string>
 #include <utility>
 
 #include "aten/TypePromotion.h"
@@ -164,6 +166,44 @@ void throw_embedding_index_out_of_range(const char* op, int64_t v, int64_t rows)
                     " rows (index out of range in self); indices must be in [0, ",
                     rows - 1, "].");
   __builtin_unreachable();
+}
+
+void check_gather_scatter_args(const char* op, const Tensor& self, int64_t dim,
+                               const Tensor& index, const Tensor* src) {
+  TORCH_CHECK(index.scalar_type() == c10::ScalarType::Long, op,
+              "(): Expected dtype int64 for index, but got ", index.scalar_type(),
+              ". Convert the index with .to(at::kLong).");
+  const int64_t self_dim = std::max<int64_t>(self.dim(), 1);
+  const int64_t index_dim = std::max<int64_t>(index.dim(), 1);
+  TORCH_CHECK(index_dim == self_dim, op, "(): Index tensor must have the same number "
+              "of dimensions as ", src == nullptr ? "input" : "self", " tensor (got ",
+              index.sizes(), " for index and ", self.sizes(), ").");
+  if (src != nullptr) {
+    TORCH_CHECK(std::max<int64_t>(src->dim(), 1) == index_dim, op, "(): Index tensor "
+                "must have the same number of dimensions as src tensor (got ",
+                index.sizes(), " for index and ", src->sizes(), ").");
+    TORCH_CHECK(src->scalar_type() == self.scalar_type(), op, "(): Expected self.dtype "
+                "to be equal to src.dtype, but got ", self.scalar_type(), " and ",
+                src->scalar_type(), ".");
+  }
+  if (index.numel() == 0) return;
+  // A 0-d tensor's size along its one "dim" is 1.
+  auto size_at = [](const Tensor& t, int64_t d) { return t.dim() == 0 ? 1 : t.size(d); };
+  for (int64_t d = 0; d < index_dim; ++d) {
+    const bool self_ok = d == dim || size_at(index, d) <= size_at(self, d);
+    const bool src_ok = src == nullptr || size_at(index, d) <= size_at(*src, d);
+    TORCH_CHECK(self_ok && src_ok, op, "(): Expected index ", index.sizes(),
+                " to be smaller than self ", self.sizes(), " apart from dimension ",
+                dim, src != nullptr ? " and to be smaller size than src " : "",
+                src != nullptr ? c10::str(src->sizes()) : std::string(), ".");
+  }
+}
+
+bool scatter_reduce_is_add(c10::string_view reduce, const char* op) {
+  if (reduce == "add") return true;
+  if (reduce == "multiply") return false;
+  C10_THROW_ERROR(Error, c10::str(op, "(): reduce argument must be either add or "
+                                      "multiply, but got '", std::string(reduce), "'."));
 }
 
 }  // namespace native

@@ -12,6 +12,7 @@
 
 #include "aten/Tensor.h"
 #include "c10/core/ScalarType.h"
+#include "c10/util/StringUtil.h"
 
 namespace at {
 namespace native {
@@ -47,6 +48,17 @@ void check_cat_out(TensorList tensors, const CatPlan& plan, const Tensor& out, c
 // the index's count; `dim` wrapped).
 void check_index_select_args(const Tensor& self, const Tensor& index);
 std::vector<int64_t> index_select_shape(const Tensor& self, int64_t dim, const Tensor& index);
+
+// gather's and scatter's dtype and shape checks (src: scatter's source, or
+// null): an int64 index with self's number of dims (0-d counting as 1-d),
+// no larger than self apart from `dim` (wrapped) nor than src, src of
+// self's dtype. The index's values are the backend's to check (against
+// self.size(dim), with throw_index_out_of_bounds).
+void check_gather_scatter_args(const char* op, const Tensor& self, int64_t dim,
+                               const Tensor& index, const Tensor* src);
+// scatter's `reduce`: true for "add", false for "multiply"; anything else
+// is refused.
+bool scatter_reduce_is_add(c10::string_view reduce, const char* op);
 
 // Throws c10::IndexError, PyTorch's words: "op: index v is out of bounds for
 // dimension dim with size size."

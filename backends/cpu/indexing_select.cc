@@ -104,34 +104,9 @@ DimLoop make_dim_loop(const at::Tensor& index, const at::Tensor& self,
 // PyTorch's gather/scatter dtype, shape and range checks.
 void check_gather_scatter(const char* op, const at::Tensor& self, int64_t dim,
                           const at::Tensor& index, const at::Tensor* src) {
-  TORCH_CHECK(index.scalar_type() == c10::ScalarType::Long, op,
-              "(): Expected dtype int64 for index, but got ", index.scalar_type(),
-              ". Convert the index with .to(at::kLong).");
-  const int64_t self_dim = std::max<int64_t>(self.dim(), 1);
-  const int64_t index_dim = std::max<int64_t>(index.dim(), 1);
-  TORCH_CHECK(index_dim == self_dim, op, "(): Index tensor must have the same number "
-              "of dimensions as ", src == nullptr ? "input" : "self", " tensor (got ",
-              index.sizes(), " for index and ", self.sizes(), ").");
-  if (src != nullptr) {
-    TORCH_CHECK(std::max<int64_t>(src->dim(), 1) == index_dim, op, "(): Index tensor "
-                "must have the same number of dimensions as src tensor (got ",
-                index.sizes(), " for index and ", src->sizes(), ").");
-    TORCH_CHECK(src->scalar_type() == self.scalar_type(), op, "(): Expected self.dtype "
-                "to be equal to src.dtype, but got ", self.scalar_type(), " and ",
-                src->scalar_type(), ".");
-  }
+  at::native::check_gather_scatter_args(op, self, dim, index, src);
   if (index.numel() == 0) return;
-  const c10::IntArrayRef is = sizes_1d(index);
-  const c10::IntArrayRef ss = sizes_1d(self);
-  for (int64_t d = 0; d < index_dim; ++d) {
-    const bool self_ok = d == dim || is[d] <= ss[d];
-    const bool src_ok = src == nullptr || is[d] <= sizes_1d(*src)[d];
-    TORCH_CHECK(self_ok && src_ok, op, "(): Expected index ", index.sizes(),
-                " to be smaller than self ", self.sizes(), " apart from dimension ",
-                dim, src != nullptr ? " and to be smaller size than src " : "",
-                src != nullptr ? c10::str(src->sizes()) : std::string(), ".");
-  }
-  check_index_range(index, ss[dim], dim, /*allow_negative=*/false, op);
+  check_index_range(index, sizes_1d(self)[dim], dim, /*allow_negative=*/false, op);
 }
 
 }  // namespace
@@ -229,10 +204,7 @@ namespace {
 enum class Reduce { kNone, kAdd, kMultiply };
 
 Reduce parse_reduce(c10::string_view reduce, const char* op) {
-  if (reduce == "add") return Reduce::kAdd;
-  if (reduce == "multiply") return Reduce::kMultiply;
-  C10_THROW_ERROR(Error, c10::str(op, "(): reduce argument must be either add or "
-                                      "multiply, but got '", std::string(reduce), "'."));
+  return at::native::scatter_reduce_is_add(reduce, op) ? Reduce::kAdd : Reduce::kMultiply;
 }
 
 template <typename T>

@@ -12,6 +12,7 @@
 #include "aten/Tensor.h"
 #include "aten/WrapDimUtils.h"
 #include "backends/cuda/CUDAIterator.h"
+#include "backends/cuda/IndexSupport.h"
 #include "c10/core/DeviceGuard.h"
 #include "registration/library.h"
 
@@ -71,31 +72,6 @@ at::Tensor& cat_out(at::TensorList tensors, int64_t dim, at::Tensor& out) {
 }
 
 // ---- index_select and embedding -------------------------------------------------------
-
-// The device word of Note [CUDA index checks].
-class BadPosition {
- public:
-  explicit BadPosition(c10::Device device)
-      : word_(empty_cuda({1}, c10::kLong, device, "index check")) {
-    word_.fill_(-1);  // all ones
-  }
-  unsigned long long* ptr() { return static_cast<unsigned long long*>(word_.data_ptr()); }
-  // The first bad position, or -1; waits for the kernel.
-  int64_t read() const { return word_.item<int64_t>(); }
-
- private:
-  at::Tensor word_;
-};
-
-int64_t index_at(const at::Tensor& index, int64_t position) {
-  return index.reshape({-1}).select(0, position).item<int64_t>();
-}
-
-void check_index_device(const at::Tensor& self, const at::Tensor& index, const char* op) {
-  TORCH_CHECK(index.device() == self.device(), op, ": Expected all tensors to be on the "
-              "same device, but found at least two devices, ", self.device(), " and ",
-              index.device(), " (the index). Move the index to ", self.device(), " first.");
-}
 
 // out (contiguous, of index_select_shape) = self's elements picked along dim.
 void index_select_into(const at::Tensor& self, int64_t dim, const at::Tensor& index,

@@ -2,6 +2,7 @@
 // is index_select of rows) and embedding's backward. Indices are checked on
 // the device (Note [CUDA index checks] in launch.h).
 #include <cstdint>
+#include <cstring>
 
 #include "backends/cuda/kernels/loops.cuh"
 
@@ -76,6 +77,124 @@ __global__ void embedding_backward_kernel(EmbeddingBackward a) {
   }
 }
 
+// Offsets (in elements) of index, self and other for row-major position p
+// of the index's shape; self's offset leaves out `dim`.
+struct Offsets {
+  int64_t index = 0, self = 0, other = 0;
+};
+__device__ __forceinline__ Offsets offsets_of(const GatherScatter& a, int64_t p) {
+  Offsets o;
+  for (int d = a.ndim - 1; d >= 0; --d) {
+    const int64_t c = p % a.sizes[d];
+    p /= a.sizes[d];
+    o.index += c * a.index_strides[d];
+    o.other += c * a.other_strides[d];
+    if (d != a.dim) o.self += c * a.self_strides[d];
+  }
+  return o;
+}
+
+__global__ void gather_check_kernel(GatherScatter a) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t p = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; p < a.numel;
+       p += stride) {
+    const int64_t v = a.index[offsets_of(a, p).index];
+    if (v < 0 || v >= a.self_dim_size) atomicMin(a.bad_position, static_cast<unsigned long long>(p));
+  }
+}
+
+template <typename W>
+__global__ void gather_kernel(GatherScatter a) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t p = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; p < a.numel;
+       p += stride) {
+    const Offsets o = offsets_of(a, p);
+    const int64_t v = a.index[o.index];
+    static_cast<W*>(a.other)[o.other] =
+        static_cast<const W*>(a.self)[o.self + v * a.self_strides[a.dim]];
+  }
+}
+
+template <typename W>
+__global__ void scatter_assign_kernel(GatherScatter a) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  W value;
+  memcpy(&value, &a.value_bits, sizeof(W));
+  for (int64_t p = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; p < a.numel;
+       p += stride) {
+    const Offsets o = offsets_of(a, p);
+    const int64_t v = a.index[o.index];
+    static_cast<W*>(a.self)[o.self + v * a.self_strides[a.dim]] =
+        a.other != nullptr ? static_cast<const W*>(a.other)[o.other] : value;
+  }
+}
+
+// *address (op)= x atomically: add, or multiply by a compare-and-swap loop
+// on the element's bits. Integers wrap as the CPU's (two's complement).
+__device__ __forceinline__ void atomic_combine(float* address, float x, bool add) {
+  if (add) {
+    atomicAdd(address, x);
+    return;
+  }
+  unsigned* bits = reinterpret_cast<unsigned*>(address);
+  unsigned old = *bits, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(bits, assumed, __float_as_uint(__uint_as_float(assumed) * x));
+  } while (old != assumed);
+}
+__device__ __forceinline__ void atomic_combine(double* address, double x, bool add) {
+  if (add) {
+    atomicAdd(address, x);
+    return;
+  }
+  unsigned long long* bits = reinterpret_cast<unsigned long long*>(address);
+  unsigned long long old = *bits, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(bits, assumed,
+                    __double_as_longlong(__longlong_as_double(assumed) * x));
+  } while (old != assumed);
+}
+__device__ __forceinline__ void atomic_combine(int32_t* address, int32_t x, bool add) {
+  if (add) {
+    atomicAdd(address, x);
+    return;
+  }
+  int old = *address, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(address, assumed,
+                    static_cast<int>(static_cast<unsigned>(assumed) * static_cast<unsigned>(x)));
+  } while (old != assumed);
+}
+__device__ __forceinline__ void atomic_combine(int64_t* address, int64_t x, bool add) {
+  unsigned long long* bits = reinterpret_cast<unsigned long long*>(address);
+  if (add) {
+    atomicAdd(bits, static_cast<unsigned long long>(x));
+    return;
+  }
+  unsigned long long old = *bits, assumed;
+  do {
+    assumed = old;
+    old = atomicCAS(bits, assumed, assumed * static_cast<unsigned long long>(x));
+  } while (old != assumed);
+}
+
+template <typename T>
+__global__ void scatter_reduce_kernel(GatherScatter a) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  T value;
+  memcpy(&value, &a.value_bits, sizeof(T));
+  for (int64_t p = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; p < a.numel;
+       p += stride) {
+    const Offsets o = offsets_of(a, p);
+    const int64_t v = a.index[o.index];
+    const T x = a.other != nullptr ? static_cast<const T*>(a.other)[o.other] : value;
+    atomic_combine(static_cast<T*>(a.self) + o.self + v * a.self_strides[a.dim], x, a.reduce == 1);
+  }
+}
+
 unsigned grid_for(int64_t total) {
   const int64_t wanted = (total + kThreads - 1) / kThreads;
   return static_cast<unsigned>(wanted < 65535 * 8 ? wanted : 65535 * 8);
@@ -97,6 +216,50 @@ std::string launch_index_select(const IndexSelect& a, void* stream) {
     case 4: index_select_kernel<uint32_t><<<grid_for(total), kThreads, 0, s>>>(a); break;
     case 8: index_select_kernel<uint64_t><<<grid_for(total), kThreads, 0, s>>>(a); break;
     default: return "index_select: no kernel for elements of this size";
+  }
+  return launch_status();
+}
+
+std::string launch_gather_check(const GatherScatter& a, void* stream) {
+  if (a.numel == 0) return "";
+  gather_check_kernel<<<grid_for(a.numel), kThreads, 0, static_cast<cudaStream_t>(stream)>>>(a);
+  return launch_status();
+}
+
+std::string launch_gather(const GatherScatter& a, void* stream) {
+  if (a.numel == 0) return "";
+  const auto s = static_cast<cudaStream_t>(stream);
+  const unsigned grid = grid_for(a.numel);
+  switch (a.element_size) {
+    case 1: gather_kernel<uint8_t><<<grid, kThreads, 0, s>>>(a); break;
+    case 2: gather_kernel<uint16_t><<<grid, kThreads, 0, s>>>(a); break;
+    case 4: gather_kernel<uint32_t><<<grid, kThreads, 0, s>>>(a); break;
+    case 8: gather_kernel<uint64_t><<<grid, kThreads, 0, s>>>(a); break;
+    default: return "gather: no kernel for elements of this size";
+  }
+  return launch_status();
+}
+
+std::string launch_scatter(const GatherScatter& a, void* stream) {
+  if (a.numel == 0) return "";
+  const auto s = static_cast<cudaStream_t>(stream);
+  const unsigned grid = grid_for(a.numel);
+  if (a.reduce == 0) {
+    switch (a.element_size) {
+      case 1: scatter_assign_kernel<uint8_t><<<grid, kThreads, 0, s>>>(a); break;
+      case 2: scatter_assign_kernel<uint16_t><<<grid, kThreads, 0, s>>>(a); break;
+      case 4: scatter_assign_kernel<uint32_t><<<grid, kThreads, 0, s>>>(a); break;
+      case 8: scatter_assign_kernel<uint64_t><<<grid, kThreads, 0, s>>>(a); break;
+      default: return "scatter: no kernel for elements of this size";
+    }
+    return launch_status();
+  }
+  switch (a.dtype) {
+    case Dtype::kFloat: scatter_reduce_kernel<float><<<grid, kThreads, 0, s>>>(a); break;
+    case Dtype::kDouble: scatter_reduce_kernel<double><<<grid, kThreads, 0, s>>>(a); break;
+    case Dtype::kInt: scatter_reduce_kernel<int32_t><<<grid, kThreads, 0, s>>>(a); break;
+    case Dtype::kLong: scatter_reduce_kernel<int64_t><<<grid, kThreads, 0, s>>>(a); break;
+    default: return "scatter: no reducing kernel for Bool";
   }
   return launch_status();
 }

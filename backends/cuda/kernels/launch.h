@@ -209,6 +209,37 @@ struct EmbeddingBackward {
 };
 std::string launch_embedding_backward(const EmbeddingBackward& a, void* stream);
 
+// gather and scatter (index_kernels.cu) over the index's shape (at least
+// one dim, sizes[]), strides in elements: element p of the index names the
+// position index[p] along `dim` of self. launch_gather_check records the
+// first row-major position of an index outside [0, self_dim_size) in
+// *bad_position (Note [CUDA index checks]); the others assume none is.
+//   gather:  other[p] = self[p with dim := index[p]]    (other: the result)
+//   scatter: self[p with dim := index[p]] (op)= other[p], or the value
+//            (value_bits: the element's bytes) when other is null;
+//            reduce 0 assigns, 1 adds, 2 multiplies (atomically).
+struct GatherScatter {
+  int ndim = 1;
+  int64_t sizes[kMaxDims] = {};
+  int64_t index_strides[kMaxDims] = {};
+  int64_t self_strides[kMaxDims] = {};
+  int64_t other_strides[kMaxDims] = {};
+  int dim = 0;
+  int64_t self_dim_size = 0;
+  int64_t numel = 0;
+  const int64_t* index = nullptr;
+  void* self = nullptr;
+  void* other = nullptr;
+  uint64_t value_bits = 0;
+  int reduce = 0;
+  int element_size = 4;
+  Dtype dtype = Dtype::kFloat;
+  unsigned long long* bad_position = nullptr;
+};
+std::string launch_gather_check(const GatherScatter& a, void* stream);
+std::string launch_gather(const GatherScatter& a, void* stream);
+std::string launch_scatter(const GatherScatter& a, void* stream);
+
 // Softmax or log_softmax of each row of the contiguous rows×cols matrix at
 // `in` into `out` (one block per row; rows < 2^31), and the backward:
 // grad_in from grad and the forward's output.

@@ -402,6 +402,51 @@ TEST_F(Gpu, CompositeNormsAndLogsumexpMatchTheCpu) {
   expect_close(gx.grad(), cx.grad(), 1e-5, 1e-6);
 }
 
+// gather, scatter (assign, add, multiply; src and value) and scatter_add;
+// out-of-range indices are the CPU's IndexError and leave self unchanged.
+TEST_F(Gpu, GatherAndScatterMatchTheCpu) {
+  const at::Tensor x = randn({4, 5, 3});
+  const at::Tensor idx = at::randint(0, 5, {4, 2, 3});
+  expect_close(at::gather(x.to(cuda), 1, idx.to(cuda)), at::gather(x, 1, idx), 0, 0);
+  const at::Tensor t = x.transpose(0, 2);  // strided self and index
+  const at::Tensor ti = at::randint(0, 3, {3, 5, 4}).transpose(0, 1).contiguous().transpose(0, 1);
+  expect_close(at::gather(t.to(cuda), 0, ti.to(cuda)), at::gather(t, 0, ti), 0, 0);
+  // Unique indices per row so that assignment is deterministic.
+  const at::Tensor perm = at::stack({at::randperm(5), at::randperm(5), at::randperm(5),
+                                     at::randperm(5)}).unsqueeze(2).expand({4, 5, 3}).contiguous();
+  const at::Tensor src = randn({4, 5, 3});
+  expect_close(at::scatter(x.to(cuda), 1, perm.to(cuda), src.to(cuda)),
+               at::scatter(x, 1, perm, src), 0, 0);
+  expect_close(at::scatter(x.to(cuda), 1, perm.to(cuda), 2.5), at::scatter(x, 1, perm, 2.5), 0, 0);
+  // Repeated indices: add and multiply combine every contribution.
+  expect_close(at::scatter_add(x.to(cuda), 1, idx.to(cuda), src.narrow(1, 0, 2).to(cuda)),
+               at::scatter_add(x, 1, idx, src.narrow(1, 0, 2)), 1e-5, 1e-6);
+  expect_close(at::scatter(x.to(cuda), 1, idx.to(cuda), src.narrow(1, 0, 2).to(cuda), "multiply"),
+               at::scatter(x, 1, idx, src.narrow(1, 0, 2), "multiply"), 1e-5, 1e-6);
+  const at::Tensor li = at::randint(0, 4, {6}), lv = at::randint(-9, 9, {6});
+  for (c10::ScalarType dt : {at::kLong, at::kInt}) {
+    const at::Tensor base = at::ones({4}, at::TensorOptions().dtype(dt));
+    EXPECT_TRUE(at::equal(at::scatter_add(base.to(cuda), 0, li.to(cuda), lv.to(dt).to(cuda)).cpu(),
+                          at::scatter_add(base, 0, li, lv.to(dt))));
+    EXPECT_TRUE(at::equal(at::scatter(base.to(cuda), 0, li.to(cuda), 3, "multiply").cpu(),
+                          at::scatter(base, 0, li, 3, "multiply")));
+  }
+  // Gradient of gather (scatter_add in its backward).
+  at::Tensor cx = x.clone().set_requires_grad(true), gx = x.to(cuda).set_requires_grad(true);
+  at::gather(cx, 1, idx).sum().backward();
+  at::gather(gx, 1, idx.to(cuda)).sum().backward();
+  expect_close(gx.grad(), cx.grad(), 0, 0);
+  // A bad index: the CPU's error, nothing written.
+  at::Tensor bad = idx.clone();
+  bad.select(0, 2).select(0, 1).select(0, 0).fill_(7);
+  EXPECT_EQ(ember_test::errorOf([&] { at::gather(x.to(cuda), 1, bad.to(cuda)); }),
+            ember_test::errorOf([&] { at::gather(x, 1, bad); }));
+  at::Tensor g = x.to(cuda);
+  EXPECT_EQ(ember_test::errorOf([&] { g.scatter_(1, bad.to(cuda), 0.0); }),
+            ember_test::errorOf([&] { at::Tensor c = x.clone(); c.scatter_(1, bad, 0.0); }));
+  expect_close(g, x, 0, 0);
+}
+
 // arange, linspace and eye: the CPU's values (range_ops.cuh).
 TEST_F(Gpu, RangeFactoriesAreTheCpus) {
   const at::TensorOptions on_gpu = at::TensorOptions().device(cuda);

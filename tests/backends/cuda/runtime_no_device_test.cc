@@ -303,6 +303,13 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
       {"linalg_vector_norm (composite)", [&] { at::linalg_vector_norm(x, 3); }},
       {"norm.ScalarOpt_dim (composite)", [&] { at::norm(x, 1, {0}); }},
       {"logsumexp (composite)", [&] { at::logsumexp(x, {1}); }},
+      {"gather", [&] { at::gather(x, 1, l); }},
+      {"gather.out", [&] { at::Tensor t = handMadeCudaTensor({2, 2}); at::gather_out(t, x, 1, l); }},
+      {"scatter.src", [&] { at::scatter(x, 1, l, x); }},
+      {"scatter_.value", [&] { at::Tensor t = x; t.scatter_(1, l, 2.0); }},
+      {"scatter.reduce", [&] { at::scatter(x, 1, l, x, "multiply"); }},
+      {"scatter_add", [&] { at::scatter_add(x, 1, l, x); }},
+      {"scatter_add_", [&] { at::Tensor t = handMadeCudaTensor({2, 2}); t.scatter_add_(0, l, x); }},
   };
   for (const auto& [name, call] : calls) {
     EXPECT_THAT(ember_test::errorOf(call), StartsWith(prefix)) << name;
@@ -370,6 +377,12 @@ TEST_F(NoDevice, ArgumentErrorsAreTheCpusAndComeFirst) {
       {"norm ints", [](auto&, auto&, auto& l) { at::linalg_vector_norm(l, 2); }},
       {"norm bool order", [](auto& x, auto&, auto&) { at::norm(x, true, {0}); }},
       {"logsumexp dims", [](auto& x, auto&, auto&) { at::logsumexp(x, {0, 0}); }},
+      {"gather index dtype", [](auto& x, auto&, auto&) { at::gather(x, 0, x); }},
+      {"gather index dims", [](auto& x, auto&, auto& l) { at::gather(x, 0, l.reshape({4})); }},
+      {"gather index size", [](auto& x, auto&, auto& l) { at::gather(x.narrow(1, 0, 1), 0, l); }},
+      {"scatter src dtype", [](auto& x, auto&, auto& l) { at::scatter(x, 0, l, l); }},
+      {"scatter reduce", [](auto& x, auto&, auto& l) { at::scatter(x, 0, l, x, "max"); }},
+      {"scatter_add dims", [](auto& x, auto&, auto& l) { at::scatter_add(x, 5, l, x); }},
   };
   for (const auto& entry : calls) {
     const char* name = entry.first;

@@ -206,5 +206,36 @@ bool scatter_reduce_is_add(c10::string_view reduce, const char* op) {
                                       "multiply, but got '", std::string(reduce), "'."));
 }
 
+void check_bool_mask(const Tensor& mask, const char* op) {
+  TORCH_CHECK(mask.scalar_type() == c10::ScalarType::Bool, op,
+              " only supports boolean masks, but got mask with dtype ",
+              mask.scalar_type(), ". Pass a Bool mask (e.g. mask.ne(0)).");
+}
+
+void check_broadcasts_to(const Tensor& t, c10::IntArrayRef shape, const char* op,
+                         const char* what) {
+  const int64_t nd = static_cast<int64_t>(shape.size());
+  const int64_t td = t.dim();
+  bool ok = td <= nd;
+  for (int64_t i = 0; ok && i < td; ++i) {
+    const int64_t s = t.size(i);
+    ok = s == shape[static_cast<size_t>(nd - td + i)] || s == 1;
+  }
+  TORCH_CHECK(ok, op, ": ", what, " of shape ", t.sizes(), " cannot be broadcast to shape ",
+              shape, ".");
+}
+
+void check_masked_fill(const Tensor& self, const Tensor& mask) {
+  check_bool_mask(mask, "masked_fill_");
+  check_broadcasts_to(mask, self.sizes(), "masked_fill_", "mask");
+  check_no_overlap(self, mask, "masked_fill_");
+}
+
+void check_masked_fill_value(const Tensor& value) {
+  TORCH_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value "
+              "tensor, but got tensor with ", value.dim(), " dimension(s). Pass a "
+              "0-d tensor or a number.");
+}
+
 }  // namespace native
 }  // namespace at

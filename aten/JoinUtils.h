@@ -60,6 +60,15 @@ void check_gather_scatter_args(const char* op, const Tensor& self, int64_t dim,
 // is refused.
 bool scatter_reduce_is_add(c10::string_view reduce, const char* op);
 
+// masked ops: a Bool mask; for masked_fill_, a mask that broadcasts to
+// self's shape (never the other way: self is written) and shares no memory
+// with self, and a 0-d value tensor.
+void check_bool_mask(const Tensor& mask, const char* op);
+void check_broadcasts_to(const Tensor& t, c10::IntArrayRef shape, const char* op,
+                         const char* what);
+void check_masked_fill(const Tensor& self, const Tensor& mask);
+void check_masked_fill_value(const Tensor& value);
+
 // Throws c10::IndexError, PyTorch's words: "op: index v is out of bounds for
 // dimension dim with size size."
 [[noreturn]] void throw_index_out_of_bounds(const char* op, int64_t v, int64_t dim,

@@ -12,11 +12,7 @@
 namespace ember::cpu {
 namespace {
 
-void check_bool_mask(const at::Tensor& mask, const char* op) {
-  TORCH_CHECK(mask.scalar_type() == c10::ScalarType::Bool, op,
-              " only supports boolean masks, but got mask with dtype ",
-              mask.scalar_type(), ". Pass a Bool mask (e.g. mask.ne(0)).");
-}
+using at::native::check_bool_mask;
 
 // self[mask] = v (v already in self's dtype).
 template <typename scalar_t>
@@ -42,12 +38,7 @@ void masked_fill_loop(const at::Tensor& self, const at::Tensor& mask, scalar_t v
   });
 }
 
-void check_masked_fill(const at::Tensor& self, const at::Tensor& mask) {
-  check_bool_mask(mask, "masked_fill_");
-  // The mask broadcasts to self, never the other way (self is written).
-  (void)expand_to(mask, self.sizes(), "masked_fill_", "mask");
-  check_no_overlap(self, mask, "masked_fill_");
-}
+using at::native::check_masked_fill;
 
 }  // namespace
 
@@ -62,9 +53,7 @@ at::Tensor& masked_fill__scalar(at::Tensor& self, const at::Tensor& mask,
 
 at::Tensor& masked_fill__tensor(at::Tensor& self, const at::Tensor& mask,
                                 const at::Tensor& value) {
-  TORCH_CHECK(value.dim() == 0, "masked_fill_ only supports a 0-dimensional value "
-              "tensor, but got tensor with ", value.dim(), " dimension(s). Pass a "
-              "0-d tensor or a number.");
+  at::native::check_masked_fill_value(value);
   check_masked_fill(self, mask);
   EMBER_DISPATCH_ALL_TYPES(self.scalar_type(), "masked_fill_", [&] {
     scalar_t v;

@@ -10,6 +10,7 @@
 
 #include <ATen/ATen.h>
 
+#include "aten/IndexDecompositions.h"
 #include "aten/LossDecompositions.h"
 #include "aten/NormDecompositions.h"
 #include "aten/ReduceDecompositions.h"
@@ -339,6 +340,36 @@ TEST(ReduceDecompositions, LogsumexpMatchesTheCpuKernel) {
                at::logsumexp(at::arange(6).reshape({2, 3}), {1}, false));
   EXPECT_EQ(errorOf([&] { at::native::logsumexp_decomposed(x, Dims{1, 1}, false); }),
             errorOf([&] { at::logsumexp(x, {1, 1}, false); }));
+}
+
+TEST(IndexDecompositions, MaskedFillMatchesTheCpuKernel) {
+  at::manual_seed(7);
+  const at::Tensor x = at::randn({3, 4});
+  const at::Tensor mask = at::rand({3, 4}).lt(0.5), row = at::rand({4}).lt(0.5);
+  for (const at::Tensor& m : {mask, row}) {
+    at::Tensor a = x.clone(), b = x.clone();
+    at::native::masked_fill__scalar_decomposed(a, m, -2.5);
+    b.masked_fill_(m, -2.5);
+    EXPECT_TRUE(at::equal(a, b));
+    at::Tensor c = x.clone(), d = x.clone();
+    at::native::masked_fill__tensor_decomposed(c, m, at::full({}, 7.0, at::kDouble));
+    d.masked_fill_(m, at::full({}, 7.0, at::kDouble));
+    EXPECT_TRUE(at::equal(c, d));
+  }
+  // Integer self: the value converted as the CPU converts it; a
+  // non-contiguous self.
+  at::Tensor i = at::arange(12).reshape({3, 4}).t(), j = i.clone().t().contiguous().t();
+  at::native::masked_fill__scalar_decomposed(i, mask.t(), 2.9);
+  j.masked_fill_(mask.t(), 2.9);
+  EXPECT_TRUE(at::equal(i, j));
+  // The same errors.
+  at::Tensor y = x.clone();
+  EXPECT_EQ(errorOf([&] { at::native::masked_fill__scalar_decomposed(y, mask.to(at::kLong), 1); }),
+            errorOf([&] { y.masked_fill_(mask.to(at::kLong), 1); }));
+  EXPECT_EQ(errorOf([&] { at::native::masked_fill__scalar_decomposed(y, at::ones({2, 1, 4}, at::kBool), 1); }),
+            errorOf([&] { y.masked_fill_(at::ones({2, 1, 4}, at::kBool), 1); }));
+  EXPECT_EQ(errorOf([&] { at::native::masked_fill__tensor_decomposed(y, mask, at::ones({1})); }),
+            errorOf([&] { y.masked_fill_(mask, at::ones({1})); }));
 }
 
 }  // namespace

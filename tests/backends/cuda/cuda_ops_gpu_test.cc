@@ -447,6 +447,21 @@ TEST_F(Gpu, GatherAndScatterMatchTheCpu) {
   expect_close(g, x, 0, 0);
 }
 
+// masked_fill_ through the core's decomposition (where, then copy_).
+TEST_F(Gpu, CompositeMaskedFillMatchesTheCpu) {
+  const at::Tensor x = randn({3, 4}), mask = at::rand({3, 4}).lt(0.5), row = at::rand({4}).lt(0.5);
+  for (const at::Tensor& m : {mask, row}) {
+    expect_close(at::masked_fill(x.to(cuda), m.to(cuda), -1e9), at::masked_fill(x, m, -1e9), 0, 0);
+    at::Tensor g = x.to(cuda);
+    g.masked_fill_(m.to(cuda), at::full({}, 2.0));
+    expect_close(g, at::masked_fill(x, m, 2.0), 0, 0);
+  }
+  at::Tensor cx = x.clone().set_requires_grad(true), gx = x.to(cuda).set_requires_grad(true);
+  at::masked_fill(cx, mask, 0.0).sum().backward();
+  at::masked_fill(gx, mask.to(cuda), 0.0).sum().backward();
+  expect_close(gx.grad(), cx.grad(), 0, 0);
+}
+
 // arange, linspace and eye: the CPU's values (range_ops.cuh).
 TEST_F(Gpu, RangeFactoriesAreTheCpus) {
   const at::TensorOptions on_gpu = at::TensorOptions().device(cuda);

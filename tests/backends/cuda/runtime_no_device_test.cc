@@ -310,6 +310,8 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
       {"scatter.reduce", [&] { at::scatter(x, 1, l, x, "multiply"); }},
       {"scatter_add", [&] { at::scatter_add(x, 1, l, x); }},
       {"scatter_add_", [&] { at::Tensor t = handMadeCudaTensor({2, 2}); t.scatter_add_(0, l, x); }},
+      {"masked_fill_ (composite)", [&] { at::Tensor t = x; t.masked_fill_(b, 1.0); }},
+      {"masked_fill (composite)", [&] { at::masked_fill(x, b, at::full({}, 1.0)); }},
   };
   for (const auto& [name, call] : calls) {
     EXPECT_THAT(ember_test::errorOf(call), StartsWith(prefix)) << name;
@@ -383,6 +385,11 @@ TEST_F(NoDevice, ArgumentErrorsAreTheCpusAndComeFirst) {
       {"scatter src dtype", [](auto& x, auto&, auto& l) { at::scatter(x, 0, l, l); }},
       {"scatter reduce", [](auto& x, auto&, auto& l) { at::scatter(x, 0, l, x, "max"); }},
       {"scatter_add dims", [](auto& x, auto&, auto& l) { at::scatter_add(x, 5, l, x); }},
+      {"masked_fill_ mask dtype", [](auto& x, auto&, auto& l) { at::Tensor t = x; t.masked_fill_(l, 1.0); }},
+      {"masked_fill_ broadcast", [](auto& x, auto& b, auto&) {
+         at::Tensor t = x.select(0, 0);
+         t.masked_fill_(b, 1.0);
+       }},
   };
   for (const auto& entry : calls) {
     const char* name = entry.first;

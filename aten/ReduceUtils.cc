@@ -94,6 +94,20 @@ void check_vector_norm_nonempty(const Tensor& self, const std::vector<bool>& mas
   }
 }
 
+void check_scan_dtype_arg(std::optional<c10::ScalarType> dtype, const Tensor& result,
+                          const char* op) {
+  TORCH_CHECK(!dtype.has_value() || *dtype == result.scalar_type(), op,
+              ": the dtype argument (", *dtype, ") must match the dtype of the "
+              "result tensor (", result.scalar_type(), "). Pass dtype=",
+              result.scalar_type(), " or none.");
+}
+
+c10::ScalarType cumsum_result_type(const Tensor& self, std::optional<c10::ScalarType> dtype) {
+  if (dtype.has_value()) return *dtype;
+  return c10::isIntegralType(self.scalar_type(), /*includeBool=*/true) ? c10::ScalarType::Long
+                                                                        : self.scalar_type();
+}
+
 Tensor& logsumexp_write_out(Tensor& out, const Tensor& result) {
   TORCH_CHECK(out.defined(), "logsumexp: the out tensor is undefined; pass a defined tensor.");
   TORCH_CHECK(c10::isFloatingType(out.scalar_type()), "logsumexp(): Expected floating "

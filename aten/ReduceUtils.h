@@ -53,6 +53,13 @@ void check_vector_norm_dtypes(const Tensor& self, std::optional<c10::ScalarType>
 // For p = +-inf or p < 0 (no identity), no empty reduced dim.
 void check_vector_norm_nonempty(const Tensor& self, const std::vector<bool>& mask, double p,
                                 const char* op);
+// cumsum_'s and cumsum.out's dtype argument must name the result's dtype.
+void check_scan_dtype_arg(std::optional<c10::ScalarType> dtype, const Tensor& result,
+                          const char* op);
+// cumsum's result dtype: the given one, else Long for integral and Bool
+// inputs, else the input's.
+c10::ScalarType cumsum_result_type(const Tensor& self, std::optional<c10::ScalarType> dtype);
+
 // The end of logsumexp's out= variant: `out` defined and floating; resized
 // to `result`'s shape and given its values (converted).
 Tensor& logsumexp_write_out(Tensor& out, const Tensor& result);

@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "aten/ReduceUtils.h"
 #include "aten/WrapDimUtils.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/reductions.h"
@@ -121,33 +122,19 @@ at::Tensor cumsum_as(const at::Tensor& self, int64_t dim, c10::ScalarType out_ty
   return out;
 }
 
-c10::ScalarType default_sum_type(const at::Tensor& self) {
-  return c10::isIntegralType(self.scalar_type(), /*includeBool=*/true)
-             ? c10::ScalarType::Long
-             : self.scalar_type();
-}
-
-// In-place and out= scans write their tensor's dtype; a dtype argument
-// must name it.
-void check_dtype_arg(std::optional<c10::ScalarType> dtype, const at::Tensor& result,
-                     const char* op) {
-  TORCH_CHECK(!dtype.has_value() || *dtype == result.scalar_type(), op,
-              ": the dtype argument (", *dtype, ") must match the dtype of the "
-              "result tensor (", result.scalar_type(), "). Pass dtype=",
-              result.scalar_type(), " or none.");
-}
+using at::native::check_scan_dtype_arg;
 
 }  // namespace
 
 at::Tensor cumsum(const at::Tensor& self, int64_t dim,
                   std::optional<c10::ScalarType> dtype) {
   TORCH_CHECK(self.defined(), "cumsum: the input tensor is undefined; pass a defined tensor.");
-  return cumsum_as(self, dim, dtype.value_or(default_sum_type(self)), "cumsum");
+  return cumsum_as(self, dim, at::native::cumsum_result_type(self, dtype), "cumsum");
 }
 
 at::Tensor& cumsum_(at::Tensor& self, int64_t dim, std::optional<c10::ScalarType> dtype) {
   TORCH_CHECK(self.defined(), "cumsum_: the input tensor is undefined; pass a defined tensor.");
-  check_dtype_arg(dtype, self, "cumsum_");
+  check_scan_dtype_arg(dtype, self, "cumsum_");
   copy_into(self, cumsum_as(self, dim, self.scalar_type(), "cumsum_"));
   return self;
 }
@@ -156,7 +143,7 @@ at::Tensor& cumsum_out(const at::Tensor& self, int64_t dim,
                        std::optional<c10::ScalarType> dtype, at::Tensor& out) {
   TORCH_CHECK(self.defined(), "cumsum: the input tensor is undefined; pass a defined tensor.");
   TORCH_CHECK(out.defined(), "cumsum: the out tensor is undefined; pass a defined tensor.");
-  check_dtype_arg(dtype, out, "cumsum");
+  check_scan_dtype_arg(dtype, out, "cumsum");
   return reduce_write_out(out, cumsum_as(self, dim, out.scalar_type(), "cumsum"), "cumsum");
 }
 

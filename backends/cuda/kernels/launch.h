@@ -173,6 +173,13 @@ struct RowReduce {
 };
 std::string launch_reduce_rows(const RowReduce& r, ReduceOp op, void* stream);
 
+// cumsum over the middle dim of a contiguous [outer, n, inner] array (in
+// and out of one dtype): one thread per line, adding in the CPU's order and
+// accumulator (double for floating dtypes, wrapping integers, or for Bool),
+// so the results are the CPU's.
+std::string launch_cumsum(const void* in, void* out, int64_t outer, int64_t n, int64_t inner,
+                          Dtype dtype, void* stream);
+
 // Note [CUDA index checks]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~
 // A kernel that reads indices checks each against [0, size) and, for one

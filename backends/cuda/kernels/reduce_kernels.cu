@@ -267,6 +267,53 @@ std::string run_reduce(const RowReduce& r, ReduceOp op, cudaStream_t s) {
 
 }  // namespace
 
+template <typename T, typename Acc>
+__global__ void cumsum_lines(const T* in, T* out, int64_t outer, int64_t n, int64_t inner) {
+  const int64_t lines = outer * inner;
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t line = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; line < lines;
+       line += stride) {
+    const int64_t base = line / inner * n * inner + line % inner;
+    Acc acc = Acc(0);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t at = base + i * inner;
+      if constexpr (std::is_same<T, bool>::value) {
+        acc = acc || in[at];
+      } else {
+        acc = static_cast<Acc>(acc + static_cast<Acc>(in[at]));
+      }
+      out[at] = static_cast<T>(acc);
+    }
+  }
+}
+
+std::string launch_cumsum(const void* in, void* out, int64_t outer, int64_t n, int64_t inner,
+                          Dtype dtype, void* stream) {
+  const int64_t lines = outer * inner;
+  if (lines == 0 || n == 0) return "";
+  const auto s = static_cast<cudaStream_t>(stream);
+  const int64_t wanted = (lines + kThreads - 1) / kThreads;
+  const unsigned grid = static_cast<unsigned>(wanted < 65535 * 8 ? wanted : 65535 * 8);
+  switch (dtype) {
+    case Dtype::kFloat:
+      cumsum_lines<float, double><<<grid, kThreads, 0, s>>>(static_cast<const float*>(in), static_cast<float*>(out), outer, n, inner);
+      break;
+    case Dtype::kDouble:
+      cumsum_lines<double, double><<<grid, kThreads, 0, s>>>(static_cast<const double*>(in), static_cast<double*>(out), outer, n, inner);
+      break;
+    case Dtype::kLong:  // wraps as the CPU's (two's complement)
+      cumsum_lines<int64_t, uint64_t><<<grid, kThreads, 0, s>>>(static_cast<const int64_t*>(in), static_cast<int64_t*>(out), outer, n, inner);
+      break;
+    case Dtype::kInt:
+      cumsum_lines<int32_t, uint32_t><<<grid, kThreads, 0, s>>>(static_cast<const int32_t*>(in), static_cast<int32_t*>(out), outer, n, inner);
+      break;
+    case Dtype::kBool:
+      cumsum_lines<bool, bool><<<grid, kThreads, 0, s>>>(static_cast<const bool*>(in), static_cast<bool*>(out), outer, n, inner);
+      break;
+  }
+  return launch_status();
+}
+
 std::string launch_reduce_rows(const RowReduce& r, ReduceOp op, void* stream) {
   if (r.rows == 0) return "";
   if (r.rows > 0x7fffffff) return "more than 2^31 - 1 output elements";

@@ -447,6 +447,24 @@ TEST_F(Gpu, GatherAndScatterMatchTheCpu) {
   expect_close(g, x, 0, 0);
 }
 
+// cumsum: the CPU's order and accumulator, so the CPU's values exactly.
+TEST_F(Gpu, CumsumIsTheCpus) {
+  const at::Tensor x = randn({5, 300, 3});
+  for (int64_t d : {0, 1, 2, -1}) {
+    expect_close(at::cumsum(x.to(cuda), d), at::cumsum(x, d), 0, 0);
+  }
+  expect_close(at::cumsum(x.transpose(0, 2).to(cuda), 1), at::cumsum(x.transpose(0, 2), 1), 0, 0);
+  const at::Tensor i = at::randint(-100, 100, {7, 9}, at::kInt);
+  EXPECT_TRUE(at::equal(at::cumsum(i.to(cuda), 1).cpu(), at::cumsum(i, 1)));  // Long result
+  EXPECT_TRUE(at::equal(at::cumsum(i.to(cuda), 0, at::kInt).cpu(), at::cumsum(i, 0, at::kInt)));
+  const at::Tensor b = at::rand({6}).lt(0.5);
+  EXPECT_TRUE(at::equal(at::cumsum(b.to(cuda), 0).cpu(), at::cumsum(b, 0)));
+  at::Tensor cx = x.clone().set_requires_grad(true), gx = x.to(cuda).set_requires_grad(true);
+  at::cumsum(cx, 1).sum().backward();
+  at::cumsum(gx, 1).sum().backward();
+  expect_close(gx.grad(), cx.grad(), 1e-5, 1e-5);  // its backward sums (not in CPU order)
+}
+
 // masked_fill_ through the core's decomposition (where, then copy_).
 TEST_F(Gpu, CompositeMaskedFillMatchesTheCpu) {
   const at::Tensor x = randn({3, 4}), mask = at::rand({3, 4}).lt(0.5), row = at::rand({4}).lt(0.5);

@@ -310,6 +310,9 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
       {"scatter.reduce", [&] { at::scatter(x, 1, l, x, "multiply"); }},
       {"scatter_add", [&] { at::scatter_add(x, 1, l, x); }},
       {"scatter_add_", [&] { at::Tensor t = handMadeCudaTensor({2, 2}); t.scatter_add_(0, l, x); }},
+      {"cumsum", [&] { at::cumsum(x, 1); }},
+      {"cumsum_", [&] { at::Tensor t = x; t.cumsum_(0); }},
+      {"cumsum.out", [&] { at::Tensor t = handMadeCudaTensor({2, 2}); at::cumsum_out(t, x, 1); }},
       {"masked_fill_ (composite)", [&] { at::Tensor t = x; t.masked_fill_(b, 1.0); }},
       {"masked_fill (composite)", [&] { at::masked_fill(x, b, at::full({}, 1.0)); }},
   };
@@ -385,6 +388,8 @@ TEST_F(NoDevice, ArgumentErrorsAreTheCpusAndComeFirst) {
       {"scatter src dtype", [](auto& x, auto&, auto& l) { at::scatter(x, 0, l, l); }},
       {"scatter reduce", [](auto& x, auto&, auto& l) { at::scatter(x, 0, l, x, "max"); }},
       {"scatter_add dims", [](auto& x, auto&, auto& l) { at::scatter_add(x, 5, l, x); }},
+      {"cumsum dim", [](auto& x, auto&, auto&) { at::cumsum(x, 3); }},
+      {"cumsum_ dtype", [](auto& x, auto&, auto&) { at::Tensor t = x; t.cumsum_(0, at::kDouble); }},
       {"masked_fill_ mask dtype", [](auto& x, auto&, auto& l) { at::Tensor t = x; t.masked_fill_(l, 1.0); }},
       {"masked_fill_ broadcast", [](auto& x, auto& b, auto&) {
          at::Tensor t = x.select(0, 0);

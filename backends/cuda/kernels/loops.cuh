@@ -149,12 +149,18 @@ inline std::string launch_status() {
   return std::string(cudaGetErrorString(err)) + " (" + cudaGetErrorName(err) + ")";
 }
 
+// Blocks of `threads` for a grid-stride loop over `total` items: enough to
+// give each item a thread, at most 65535 * 8 (threads then take several).
+inline unsigned grid_stride_blocks(int64_t total, int threads) {
+  const int64_t wanted = (total + threads - 1) / threads;
+  return static_cast<unsigned>(wanted < 65535 * 8 ? wanted : 65535 * 8);
+}
+
 template <int NOps, typename F>
 std::string launch_elementwise(const Iteration& it, F f, void* stream) {
   if (it.numel == 0) return "";
   constexpr int kThreads = 256;
-  const int64_t wanted = (it.numel + kThreads - 1) / kThreads;
-  const int blocks = static_cast<int>(wanted < 65535 * 8 ? wanted : 65535 * 8);
+  const unsigned blocks = grid_stride_blocks(it.numel, kThreads);
   elementwise_kernel<NOps><<<blocks, kThreads, 0,
                              static_cast<cudaStream_t>(stream)>>>(it, f);
   return launch_status();

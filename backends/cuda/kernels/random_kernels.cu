@@ -24,10 +24,7 @@ __global__ void random_kernel(RandomArgs a, int64_t blocks) {
   }
 }
 
-unsigned grid_for(int64_t total) {
-  const int64_t wanted = (total + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(wanted < 65535 * 8 ? wanted : 65535 * 8);
-}
+unsigned grid_for(int64_t total) { return grid_stride_blocks(total, kThreads); }
 
 }  // namespace
 

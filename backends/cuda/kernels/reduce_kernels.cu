@@ -292,8 +292,7 @@ std::string launch_cumsum(const void* in, void* out, int64_t outer, int64_t n, i
   const int64_t lines = outer * inner;
   if (lines == 0 || n == 0) return "";
   const auto s = static_cast<cudaStream_t>(stream);
-  const int64_t wanted = (lines + kThreads - 1) / kThreads;
-  const unsigned grid = static_cast<unsigned>(wanted < 65535 * 8 ? wanted : 65535 * 8);
+  const unsigned grid = grid_stride_blocks(lines, kThreads);
   switch (dtype) {
     case Dtype::kFloat:
       cumsum_lines<float, double><<<grid, kThreads, 0, s>>>(static_cast<const float*>(in), static_cast<float*>(out), outer, n, inner);

@@ -15,6 +15,7 @@
 #include <omp.h>
 
 #include "aten/Functions.h"
+#include "aten/PoolUtils.h"
 #include "backends/cpu/dispatch.h"
 #include "c10/util/Exception.h"
 
@@ -57,98 +58,17 @@ at::Tensor in_layout_of(const at::Tensor& result, const at::Tensor& input) {
   return out;
 }
 
-// Which integer dtypes an op takes besides the floating ones, as PyTorch's
-// CPU kernels: avg_pool2d and its backward take Long (See Note [Integer
-// average pooling]), max_pool2d_with_indices every integer dtype (PyTorch
-// 2.1 and later), the rest none.
-enum class Integers { kNone, kLong, kAll };
+using Integers = at::native::PoolIntegers;
+using Pool = at::native::PoolGeometry;
+using at::native::pool_geometry;
 
 void check_input(const at::Tensor& self, const char* op, Integers ints = Integers::kNone) {
-  TORCH_CHECK(self.dim() == 3 || self.dim() == 4, op, ": expected a 3-d (unbatched) or "
-              "4-d (batched) input, but got input of size ", shape_str(self.sizes()), ".");
-  for (int64_t d = self.dim() - 3; d < self.dim(); ++d) {
-    TORCH_CHECK(self.size(d) > 0, op, ": expected input to have non-zero size for "
-                "non-batch dimensions, but input has sizes ", shape_str(self.sizes()),
-                " with dimension ", d, " being empty.");
-  }
-  const c10::ScalarType t = self.scalar_type();
-  const bool integral = c10::isIntegralType(t, /*includeBool=*/false);
-  const bool ok = c10::isFloatingType(t) || (ints == Integers::kAll && integral) ||
-                  (ints == Integers::kLong && t == c10::ScalarType::Long);
-  TORCH_CHECK(ok, op, ": dtype ", t, " is not supported; use a floating dtype",
-              ints == Integers::kLong ? " or Long"
-                                      : (ints == Integers::kAll ? " or an integer dtype" : ""),
-              " (convert with .to()).");
-}
-
-// PyTorch's pooling output size: rounded down, or up with ceil_mode unless
-// the last window would start in the right padding.
-int64_t pooled_size(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bool ceil) {
-  const int64_t num = in + 2 * pad - d * (k - 1) - 1 + (ceil ? s - 1 : 0);
-  int64_t out = (num >= 0 ? num / s : -((-num + s - 1) / s)) + 1;
-  if (ceil && (out - 1) * s >= in + pad) --out;
-  return out;
-}
-
-struct Pool {
-  int64_t planes = 0, H = 0, W = 0, OH = 0, OW = 0;
-  int64_t kH = 1, kW = 1, sH = 1, sW = 1, pH = 0, pW = 0, dH = 1, dW = 1;
-  std::vector<int64_t> out_shape;
-};
-
-// A two-value parameter from a list of one or two (or none: `fallback`).
-void pair_of(c10::IntArrayRef p, const char* op, const char* what, bool may_be_empty,
-             c10::IntArrayRef fallback, int64_t* a, int64_t* b) {
-  const bool ok = p.size() == 1 || p.size() == 2 || (may_be_empty && p.empty());
-  TORCH_CHECK(ok, op, ": ", what, " must ", may_be_empty ? "either be omitted, " : "be ",
-              "a single int, or a tuple of two ints, but got ", shape_str(p), ".");
-  if (p.empty()) p = fallback;
-  *a = p[0];
-  *b = p.size() == 2 ? p[1] : p[0];
-}
-
-Pool pool_geometry(const at::Tensor& self, c10::IntArrayRef kernel_size,
-                   c10::IntArrayRef stride, c10::IntArrayRef padding,
-                   c10::IntArrayRef dilation, bool ceil_mode, const char* op,
-                   Integers ints = Integers::kNone) {
-  Pool p;
-  pair_of(kernel_size, op, "kernel_size", false, {}, &p.kH, &p.kW);
-  pair_of(stride, op, "stride", true, kernel_size, &p.sH, &p.sW);
-  pair_of(padding, op, "padding", false, {}, &p.pH, &p.pW);
-  pair_of(dilation, op, "dilation", false, {}, &p.dH, &p.dW);
-  check_input(self, op, ints);
-  TORCH_CHECK(p.kH > 0 && p.kW > 0, op, ": kernel size should be greater than zero, but "
-              "got kH: ", p.kH, " kW: ", p.kW, ".");
-  TORCH_CHECK(p.sH > 0 && p.sW > 0, op, ": stride should be greater than zero, but got "
-              "dH: ", p.sH, " dW: ", p.sW, ".");
-  TORCH_CHECK(p.dH > 0 && p.dW > 0, op, ": dilation should be greater than zero, but "
-              "got dilationH: ", p.dH, " dilationW: ", p.dW, ".");
-  TORCH_CHECK(p.pH >= 0 && p.pW >= 0 && p.pH <= p.kH / 2 && p.pW <= p.kW / 2, op,
-              ": pad should be non-negative and at most half of kernel size, but got "
-              "padH = ", p.pH, ", padW = ", p.pW, ", kH = ", p.kH, ", kW = ", p.kW, ".");
-  const int64_t d = self.dim();
-  p.H = self.size(d - 2);
-  p.W = self.size(d - 1);
-  p.planes = self.size(d - 3) * (d == 4 ? self.size(0) : 1);
-  p.OH = pooled_size(p.H, p.kH, p.pH, p.sH, p.dH, ceil_mode);
-  p.OW = pooled_size(p.W, p.kW, p.pW, p.sW, p.dW, ceil_mode);
-  TORCH_CHECK(p.OH >= 1 && p.OW >= 1, op, ": given input size: (", self.size(d - 3), "x",
-              p.H, "x", p.W, "). Calculated output size: (", self.size(d - 3), "x", p.OH,
-              "x", p.OW, "). Output size is too small.");
-  p.out_shape = self.sizes().vec();
-  p.out_shape[d - 2] = p.OH;
-  p.out_shape[d - 1] = p.OW;
-  return p;
+  at::native::check_pool_input(self, op, ints);
 }
 
 void check_grad(const at::Tensor& grad, const at::Tensor& self,
                 const std::vector<int64_t>& shape, const char* op) {
-  TORCH_CHECK(grad.sizes() == c10::IntArrayRef(shape), op, ": expected grad_output of "
-              "size ", shape_str(shape), " (the pooling's output), but got ",
-              shape_str(grad.sizes()), ".");
-  TORCH_CHECK(grad.scalar_type() == self.scalar_type(), op, ": grad_output (",
-              grad.scalar_type(), ") and input (", self.scalar_type(),
-              ") must have the same dtype.");
+  at::native::check_pool_grad(grad, self, shape, op);
 }
 
 // The taps k in [*k0, *k1) of a window starting at `start` (step d) that
@@ -472,11 +392,7 @@ at::Tensor max_pool2d_with_indices_backward(
   const char* op = "max_pool2d_with_indices_backward";
   const Pool p = pool_geometry(self, kernel_size, stride, padding, dilation, ceil_mode, op);
   check_grad(grad_output, self, p.out_shape, op);
-  TORCH_CHECK(indices.scalar_type() == c10::ScalarType::Long &&
-                  indices.sizes() == c10::IntArrayRef(p.out_shape),
-              op, ": expected Long indices of size ", shape_str(p.out_shape),
-              " (as max_pool2d_with_indices returns), but got ", indices.scalar_type(),
-              " indices of size ", shape_str(indices.sizes()), ".");
+  at::native::check_max_pool_indices(indices, p.out_shape, op);
   const at::Tensor g = grad_output.contiguous(), idx = indices.contiguous();
   at::Tensor gin = at::empty(self.sizes(), self.options());
   const int64_t* ip = static_cast<const int64_t*>(idx.data_ptr());
@@ -509,9 +425,7 @@ at::Tensor max_pool2d_with_indices_backward(
     });
   });
   const int64_t bad = bad_position.load();
-  TORCH_CHECK(bad < 0, op, ": index ", bad < 0 ? 0 : ip[bad], " at position ", bad,
-              " is outside its input plane of ", p.H, "x", p.W, " elements; pass the "
-              "indices max_pool2d_with_indices returned.");
+  if (bad >= 0) at::native::throw_max_pool_index(op, ip[bad], bad, p);
   return in_layout_of(gin, self);
 }
 

@@ -13,6 +13,7 @@
 #include "aten/IndexDecompositions.h"
 #include "aten/LossDecompositions.h"
 #include "aten/NormDecompositions.h"
+#include "aten/PoolDecompositions.h"
 #include "aten/ReduceDecompositions.h"
 #include "tests/support/error_of.h"
 
@@ -370,6 +371,58 @@ TEST(IndexDecompositions, MaskedFillMatchesTheCpuKernel) {
             errorOf([&] { y.masked_fill_(at::ones({2, 1, 4}, at::kBool), 1); }));
   EXPECT_EQ(errorOf([&] { at::native::masked_fill__tensor_decomposed(y, mask, at::ones({1})); }),
             errorOf([&] { y.masked_fill_(mask, at::ones({1})); }));
+}
+
+TEST(PoolDecompositions, MaxPool2dMatchesTheCpuKernel) {
+  at::manual_seed(8);
+  struct Case {
+    std::vector<int64_t> shape, kernel, stride, padding, dilation;
+    bool ceil;
+  };
+  const std::vector<Case> cases = {
+      {{2, 3, 8, 8}, {2}, {}, {0}, {1}, false},           // the CNN's 2x2
+      {{2, 3, 9, 7}, {3}, {2}, {1}, {1}, false},          // padding
+      {{3, 9, 7}, {3, 2}, {2, 1}, {1, 0}, {2, 1}, false}, // unbatched, dilation
+      {{1, 2, 10, 11}, {3}, {2}, {1}, {1}, true},         // ceil_mode
+      {{1, 1, 5, 5}, {4}, {3}, {2}, {1}, true},
+  };
+  for (const Case& c : cases) {
+    for (c10::ScalarType dt : {at::kFloat, at::kDouble, at::kLong}) {
+      SCOPED_TRACE(::testing::Message() << c.shape.size() << "-d k" << c.kernel[0] << " "
+                                        << dt);
+      const at::Tensor x = at::randn(c.shape).mul(10).to(dt);
+      const auto cpu = at::max_pool2d_with_indices(x, c.kernel, c.stride, c.padding,
+                                                   c.dilation, c.ceil);
+      const auto dec = at::native::max_pool2d_with_indices_decomposed(
+          x, c.kernel, c.stride, c.padding, c.dilation, c.ceil);
+      EXPECT_TRUE(at::equal(std::get<0>(dec), std::get<0>(cpu))) << std::get<0>(dec) << std::get<0>(cpu);
+      EXPECT_TRUE(at::equal(std::get<1>(dec), std::get<1>(cpu))) << std::get<1>(dec) << std::get<1>(cpu);
+      if (dt == at::kLong) continue;
+      const at::Tensor g = at::randn(std::get<0>(cpu).sizes()).to(dt);
+      expect_close(at::native::max_pool2d_with_indices_backward_decomposed(
+                       g, x, c.kernel, c.stride, c.padding, c.dilation, c.ceil, std::get<1>(cpu)),
+                   at::max_pool2d_with_indices_backward(g, x, c.kernel, c.stride, c.padding,
+                                                        c.dilation, c.ceil, std::get<1>(cpu)),
+                   1e-12);
+    }
+  }
+  // Ties go to the first element; a window of -inf names its first element
+  // inside the input (its padded taps tie with it).
+  at::Tensor t = at::zeros({1, 1, 4, 4});
+  t.narrow(2, 0, 2).narrow(3, 0, 2).fill_(-INFINITY);
+  const auto cpu = at::max_pool2d_with_indices(t, {3}, {2}, {1}, {1}, false);
+  const auto dec = at::native::max_pool2d_with_indices_decomposed(t, {3}, {2}, {1}, {1}, false);
+  EXPECT_TRUE(at::equal(std::get<1>(dec), std::get<1>(cpu))) << std::get<1>(dec) << std::get<1>(cpu);
+  EXPECT_TRUE(at::equal(std::get<0>(dec), std::get<0>(cpu)));
+  // The same errors.
+  const at::Tensor x = at::randn({1, 2, 5, 5});
+  EXPECT_EQ(errorOf([&] { at::native::max_pool2d_with_indices_decomposed(x, {2}, {0}, {0}, {1}, false); }),
+            errorOf([&] { at::max_pool2d_with_indices(x, {2}, {0}, {0}, {1}, false); }));
+  EXPECT_EQ(errorOf([&] { at::native::max_pool2d_with_indices_decomposed(x, {2}, {}, {2}, {1}, false); }),
+            errorOf([&] { at::max_pool2d_with_indices(x, {2}, {}, {2}, {1}, false); }));
+  const at::Tensor bad = at::full({1, 2, 2, 2}, 99, at::kLong), g = at::ones({1, 2, 2, 2});
+  EXPECT_EQ(errorOf([&] { at::native::max_pool2d_with_indices_backward_decomposed(g, x, {2}, {}, {0}, {1}, false, bad); }),
+            errorOf([&] { at::max_pool2d_with_indices_backward(g, x, {2}, {}, {0}, {1}, false, bad); }));
 }
 
 }  // namespace

@@ -447,6 +447,22 @@ TEST_F(Gpu, GatherAndScatterMatchTheCpu) {
   expect_close(g, x, 0, 0);
 }
 
+// max_pool2d through the core's decomposition: the CPU's values and
+// indices, and its gradient.
+TEST_F(Gpu, CompositeMaxPool2dMatchesTheCpu) {
+  const at::Tensor x = randn({2, 3, 9, 8});
+  for (bool ceil : {false, true}) {
+    const auto g = at::max_pool2d_with_indices(x.to(cuda), {3}, {2}, {1}, {1}, ceil);
+    const auto c = at::max_pool2d_with_indices(x, {3}, {2}, {1}, {1}, ceil);
+    expect_close(std::get<0>(g), std::get<0>(c), 0, 0);
+    EXPECT_TRUE(at::equal(std::get<1>(g).cpu(), std::get<1>(c)));
+  }
+  at::Tensor cx = x.clone().set_requires_grad(true), gx = x.to(cuda).set_requires_grad(true);
+  at::max_pool2d(cx, {2}).sum().backward();
+  at::max_pool2d(gx, {2}).sum().backward();
+  expect_close(gx.grad(), cx.grad(), 0, 0);
+}
+
 // cumsum: the CPU's order and accumulator, so the CPU's values exactly.
 TEST_F(Gpu, CumsumIsTheCpus) {
   const at::Tensor x = randn({5, 300, 3});

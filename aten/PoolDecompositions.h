@@ -1,0 +1,35 @@
+// aten/PoolDecompositions.h — max_pool2d_with_indices and its backward
+// written with other ATen ops (a padded copy, the windows as a strided view,
+// max over each window; the backward a scatter_add), registered for
+// CompositeExplicitAutograd: a backend without its own kernels (CUDA, a
+// third party's) gets max_pool2d, while the CPU plugin keeps its loops. The
+// checks are shared with the CPU kernels (aten/PoolUtils.h). Declared here
+// so that tests can run them on the CPU against the CPU kernels.
+#pragma once
+
+#include <tuple>
+
+#include "aten/Tensor.h"
+#include "c10/util/ArrayRef.h"
+
+namespace at {
+namespace native {
+
+// The CPU kernel's values and indices (the input's flat h * W + w in its
+// plane): ties go to the first element in window order, and a window whose
+// elements are all the lowest value names its first element inside the
+// input. One difference: a window with several NaNs names the first (the
+// CPU kernel names the last); the value is NaN either way. The result is
+// contiguous (the CPU kernel keeps a ChannelsLast input's layout).
+std::tuple<Tensor, Tensor> max_pool2d_with_indices_decomposed(
+    const Tensor& self, c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+    c10::IntArrayRef padding, c10::IntArrayRef dilation, bool ceil_mode);
+// grad_input[plane][indices] += grad_output, skipping -1 (an empty window);
+// an index outside its plane is the CPU kernel's error.
+Tensor max_pool2d_with_indices_backward_decomposed(
+    const Tensor& grad_output, const Tensor& self, c10::IntArrayRef kernel_size,
+    c10::IntArrayRef stride, c10::IntArrayRef padding, c10::IntArrayRef dilation,
+    bool ceil_mode, const Tensor& indices);
+
+}  // namespace native
+}  // namespace at

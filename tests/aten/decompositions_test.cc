@@ -10,6 +10,7 @@
 
 #include <ATen/ATen.h>
 
+#include "aten/ConvDecompositions.h"
 #include "aten/IndexDecompositions.h"
 #include "aten/LossDecompositions.h"
 #include "aten/NormDecompositions.h"
@@ -423,6 +424,69 @@ TEST(PoolDecompositions, MaxPool2dMatchesTheCpuKernel) {
   const at::Tensor bad = at::full({1, 2, 2, 2}, 99, at::kLong), g = at::ones({1, 2, 2, 2});
   EXPECT_EQ(errorOf([&] { at::native::max_pool2d_with_indices_backward_decomposed(g, x, {2}, {}, {0}, {1}, false, bad); }),
             errorOf([&] { at::max_pool2d_with_indices_backward(g, x, {2}, {}, {0}, {1}, false, bad); }));
+}
+
+TEST(ConvDecompositions, ConvolutionMatchesTheCpuKernel) {
+  at::manual_seed(9);
+  struct Case {
+    std::vector<int64_t> input, weight, stride, padding, dilation, output_padding;
+    bool transposed;
+    int64_t groups;
+  };
+  const std::vector<Case> cases = {
+      {{2, 3, 8, 7}, {4, 3, 3, 3}, {1}, {1}, {1}, {0}, false, 1},             // the CNN's
+      {{2, 4, 9, 8}, {6, 2, 3, 2}, {2, 1}, {1, 0}, {1, 2}, {0}, false, 2},    // groups, dilation
+      {{3, 2, 11}, {5, 2, 4}, {2}, {1}, {1}, {0}, false, 1},                  // 1-d
+      {{2, 4, 5, 6}, {4, 3, 3, 3}, {2}, {1}, {1}, {1}, true, 1},              // transposed
+      {{1, 4, 4, 5}, {4, 1, 2, 3}, {1, 2}, {0, 1}, {2, 1}, {0, 1}, true, 2},  // grouped transposed
+      {{1, 3, 1, 1}, {2, 3, 1, 1}, {1}, {0}, {1}, {0}, false, 1},             // 1x1
+  };
+  for (const Case& c : cases) {
+    for (c10::ScalarType dt : {at::kDouble, at::kFloat}) {
+      SCOPED_TRACE(::testing::Message() << c.input.size() << "-d in, transposed " << c.transposed
+                                        << ", groups " << c.groups << ", " << dt);
+      const double tol = dt == at::kFloat ? 1e-4 : 1e-10;
+      const at::Tensor x = at::randn(c.input).to(dt), w = at::randn(c.weight).to(dt);
+      const int64_t out_channels = c.transposed ? c.weight[1] * c.groups : c.weight[0];
+      const at::Tensor b = at::randn({out_channels}).to(dt);
+      const at::Tensor cpu = at::convolution(x, w, b, c.stride, c.padding, c.dilation,
+                                             c.transposed, c.output_padding, c.groups);
+      expect_close(at::native::convolution_decomposed(x, w, b, c.stride, c.padding, c.dilation,
+                                                      c.transposed, c.output_padding, c.groups),
+                   cpu, tol);
+      const at::Tensor g = at::randn(cpu.sizes()).to(dt);
+      for (const std::vector<bool>& mask :
+           {std::vector<bool>{true, true, true}, std::vector<bool>{true, false, false},
+            std::vector<bool>{false, true, false}}) {
+        const auto want = at::convolution_backward(g, x, w, std::vector<int64_t>{out_channels},
+                                                   c.stride, c.padding, c.dilation, c.transposed,
+                                                   c.output_padding, c.groups, mask);
+        const auto got = at::native::convolution_backward_decomposed(
+            g, x, w, std::vector<int64_t>{out_channels}, c.stride, c.padding, c.dilation,
+            c.transposed, c.output_padding, c.groups, mask);
+        EXPECT_EQ(std::get<0>(got).defined(), mask[0]);
+        EXPECT_EQ(std::get<1>(got).defined(), mask[1]);
+        EXPECT_EQ(std::get<2>(got).defined(), mask[2]);
+        if (mask[0]) expect_close(std::get<0>(got), std::get<0>(want), tol);
+        if (mask[1]) expect_close(std::get<1>(got), std::get<1>(want), tol);
+        if (mask[2]) expect_close(std::get<2>(got), std::get<2>(want), tol);
+      }
+    }
+  }
+  // The same errors.
+  const at::Tensor x = at::randn({1, 3, 5, 5}), w = at::randn({2, 3, 3, 3});
+  EXPECT_EQ(errorOf([&] { at::native::convolution_decomposed(x, w, std::nullopt, {1}, {0}, {1}, false, {0}, 2); }),
+            errorOf([&] { at::convolution(x, w, std::nullopt, {1}, {0}, {1}, false, {0}, 2); }));
+  EXPECT_EQ(errorOf([&] { at::native::convolution_decomposed(x, w, std::nullopt, {1}, {0}, {9}, false, {0}, 1); }),
+            errorOf([&] { at::convolution(x, w, std::nullopt, {1}, {0}, {9}, false, {0}, 1); }));
+  EXPECT_EQ(errorOf([&] {
+              at::native::convolution_backward_decomposed(at::ones({1, 2, 2, 2}), x, w, std::nullopt, {1}, {0},
+                                                          {1}, false, {0}, 1, {true, true, true});
+            }),
+            errorOf([&] {
+              at::convolution_backward(at::ones({1, 2, 2, 2}), x, w, std::nullopt, {1}, {0}, {1}, false,
+                                       {0}, 1, {true, true, true});
+            }));
 }
 
 }  // namespace

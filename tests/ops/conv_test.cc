@@ -511,7 +511,7 @@ TEST_P(Conv, ErrorsNameTheShapes) {
                 conv(at::ones({1, 3, 4, 4}, options(kLong)),
                      at::ones({4, 3, 3, 3}, options(kLong)));
               }),
-              HasSubstr("convolution: dtype Long is not supported on the CPU"));
+              HasSubstr("convolution: dtype Long is not supported; use float32 or float64"));
   // Transposed: channels come from weight dim 0, output_padding is bounded.
   EXPECT_THAT(errorOf([&] {
                 conv(at::ones({1, 3, 4, 4}, f), w, std::nullopt, {1}, {0}, {1}, 1, true);

@@ -2,7 +2,7 @@
 # tools/gpu/run.sh — on the GPU machine, in the repository root with .gpu/
 # from tools/gpu/pack.sh: the GPU suite, compute-sanitizer's memcheck over
 # it, two epochs of //tools:train --device=cuda (checkpoint written), a third
-# epoch resumed from it on the CPU, and cuda_bench. Logs go to $OUT (default
+# epoch resumed from it on the CPU, one CNN epoch on the GPU, and cuda_bench. Logs go to $OUT (default
 # /tmp/ember_gpu_out). cuBLAS comes from $CUDA_HOME/lib64 there.
 REPO=$(pwd)
 OUT=${OUT:-/tmp/ember_gpu_out}
@@ -27,6 +27,9 @@ timeout 120 ./train --device=cuda --epochs=2 --progress=quiet --data="$D" \
   --save="$W/checkpoint.safetensors" 2>&1 | tee "$OUT/train_cuda.log"
 timeout 120 ./train --device=cpu --epochs=3 --progress=quiet --data="$D" \
   --resume="$W/checkpoint.safetensors" 2>&1 | tee "$OUT/train_cpu_resume.log"
+# The CNN (convolutions and pools through the core's decompositions).
+timeout 180 ./train --device=cuda --model=cnn --epochs=1 --progress=quiet --data="$D" \
+  2>&1 | tee "$OUT/train_cnn_cuda.log"
 CS=$(command -v compute-sanitizer || echo "$CUDA_HOME/bin/compute-sanitizer")
 timeout 120 "$CS" --tool memcheck --leak-check no ./cuda_gpu_test 2>&1 | tail -3 | tee "$OUT/memcheck.log"
 timeout 120 ./cuda_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true 2>&1 |

@@ -241,9 +241,6 @@ void validate(const Config& c) {
 
 // --device=cuda: See Note [Training on CUDA].
 void check_cuda_config(const Config& config, const DataParallel& dp) {
-  TORCH_CHECK(config.model == "mlp", "train: --device=cuda trains --model=mlp only so far: "
-              "the CUDA plugin has no convolution or pooling kernels yet (docs/cuda.md); use "
-              "--device=cpu for --model=", config.model);
   TORCH_CHECK(!dp.active(), "train: --device=cuda with several processes needs the NCCL "
               "process group, which is not built yet; train on one process, or on the CPU");
   TORCH_CHECK(!config.memory_report, "train: --memory-report measures the CPU allocator; it "
@@ -340,8 +337,8 @@ Result train_rank(const Config& config, std::ostream& out, const DataParallel& d
   // same initial weights as a CPU run with the same seed) and moved before
   // the optimizer sees its parameters. Evaluation copies the logits back and
   // counts on the CPU; checkpoints hold CPU tensors, so one written on the
-  // GPU resumes on the CPU and the other way round. The MLP only, on one
-  // process (check_cuda_config).
+  // GPU resumes on the CPU and the other way round. One process
+  // (check_cuda_config).
   const c10::Device device(config.device == "cuda" ? c10::kCUDA : c10::kCPU);
   torch::nn::Sequential model = make_model(config.model, image_shape);
   model->to(device);

@@ -447,6 +447,27 @@ TEST_F(Gpu, GatherAndScatterMatchTheCpu) {
   expect_close(g, x, 0, 0);
 }
 
+// convolution (plain, grouped, strided, 1-d, transposed) and its gradients
+// through the core's decomposition (aten/ConvDecompositions.h).
+TEST_F(Gpu, CompositeConvolutionMatchesTheCpu) {
+  const at::Tensor x = randn({2, 4, 9, 8}), w = randn({6, 2, 3, 3}), b = randn({6});
+  expect_close(at::conv2d(x.to(cuda), w.to(cuda), b.to(cuda), {2, 1}, {1}, {1}, 2),
+               at::conv2d(x, w, b, {2, 1}, {1}, {1}, 2), 1e-4, 1e-5);
+  const at::Tensor x1 = randn({3, 2, 11}), w1 = randn({5, 2, 4});
+  expect_close(at::conv1d(x1.to(cuda), w1.to(cuda), {}, {2}, {1}), at::conv1d(x1, w1, {}, {2}, {1}),
+               1e-4, 1e-5);
+  const at::Tensor wt = randn({4, 3, 3, 3});
+  expect_close(at::conv_transpose2d(x.to(cuda), wt.to(cuda), {}, {2}, {1}, {1}),
+               at::conv_transpose2d(x, wt, {}, {2}, {1}, {1}), 1e-4, 1e-5);
+  at::Tensor cx = x.clone().set_requires_grad(true), gx = x.to(cuda).set_requires_grad(true);
+  at::Tensor cw = randn({3, 4, 3, 3}).set_requires_grad(true);
+  at::Tensor gw = cw.detach().to(cuda).set_requires_grad(true);
+  at::relu(at::conv2d(cx, cw, {}, {1}, {1})).sum().backward();
+  at::relu(at::conv2d(gx, gw, {}, {1}, {1})).sum().backward();
+  expect_close(gx.grad(), cx.grad(), 1e-4, 1e-5);
+  expect_close(gw.grad(), cw.grad(), 1e-4, 1e-4);
+}
+
 // max_pool2d through the core's decomposition: the CPU's values and
 // indices, and its gradient.
 TEST_F(Gpu, CompositeMaxPool2dMatchesTheCpu) {

@@ -310,6 +310,13 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
       {"scatter.reduce", [&] { at::scatter(x, 1, l, x, "multiply"); }},
       {"scatter_add", [&] { at::scatter_add(x, 1, l, x); }},
       {"scatter_add_", [&] { at::Tensor t = handMadeCudaTensor({2, 2}); t.scatter_add_(0, l, x); }},
+      {"conv2d (composite)",
+       [&] { at::conv2d(handMadeCudaTensor({1, 2, 4, 4}), handMadeCudaTensor({3, 2, 3, 3})); }},
+      {"convolution_backward (composite)", [&] {
+         at::convolution_backward(handMadeCudaTensor({1, 3, 2, 2}), handMadeCudaTensor({1, 2, 4, 4}),
+                                  handMadeCudaTensor({3, 2, 3, 3}), std::nullopt, {1}, {0}, {1},
+                                  false, {0}, 1, {true, true, true});
+       }},
       {"max_pool2d (composite)", [&] { at::max_pool2d(handMadeCudaTensor({1, 2, 4, 4}), {2}); }},
       {"cumsum", [&] { at::cumsum(x, 1); }},
       {"cumsum_", [&] { at::Tensor t = x; t.cumsum_(0); }},
@@ -390,6 +397,7 @@ TEST_F(NoDevice, ArgumentErrorsAreTheCpusAndComeFirst) {
       {"scatter reduce", [](auto& x, auto&, auto& l) { at::scatter(x, 0, l, x, "max"); }},
       {"scatter_add dims", [](auto& x, auto&, auto& l) { at::scatter_add(x, 5, l, x); }},
       {"max_pool2d dims", [](auto& x, auto&, auto&) { at::max_pool2d(x, {2}); }},
+      {"conv2d dims", [](auto& x, auto&, auto&) { at::conv2d(x, x); }},
       {"cumsum dim", [](auto& x, auto&, auto&) { at::cumsum(x, 3); }},
       {"cumsum_ dtype", [](auto& x, auto&, auto&) { at::Tensor t = x; t.cumsum_(0, at::kDouble); }},
       {"masked_fill_ mask dtype", [](auto& x, auto&, auto& l) { at::Tensor t = x; t.masked_fill_(l, 1.0); }},

@@ -3,22 +3,16 @@
 #include "aten/ConvUtils.h"
 
 #include <algorithm>
-#include <sstream>
 #include <string>
 
 #include "aten/Functions.h"
 #include "c10/util/Exception.h"
+#include "c10/util/StringUtil.h"
 
 namespace at {
 namespace native {
 
 namespace {
-
-std::string shape_str(c10::IntArrayRef s) {
-  std::ostringstream os;
-  os << s;
-  return os.str();
-}
 
 // A parameter list for `k` spatial dims: one value is used for all of them.
 std::vector<int64_t> expand_param(c10::IntArrayRef p, const char* name, int64_t k,
@@ -27,7 +21,7 @@ std::vector<int64_t> expand_param(c10::IntArrayRef p, const char* name, int64_t 
   TORCH_CHECK(static_cast<int64_t>(p.size()) == k, op, ": expected ", name,
               " to be a single integer value or a list of ", k,
               " values to match the convolution dimensions, but got ", name, "=",
-              shape_str(p), ".");
+              p, ".");
   return p.vec();
 }
 
@@ -39,12 +33,12 @@ ConvPlan conv_plan(const Tensor& input, const Tensor& weight, const std::optiona
                    c10::IntArrayRef output_padding_in, int64_t groups, const char* op) {
   TORCH_CHECK(input.dim() == 3 || input.dim() == 4, op,
               ": expected a 3-d (batched 1-d) or 4-d (batched 2-d) input, but got "
-              "input of size ", shape_str(input.sizes()), "; only 1-d and 2-d "
+              "input of size ", input.sizes(), "; only 1-d and 2-d "
               "convolutions are implemented.");
   TORCH_CHECK(weight.dim() == input.dim(), op, ": expected ", input.dim(),
               "-dimensional weight for ", input.dim(), "-dimensional input of size ",
-              shape_str(input.sizes()), ", but got weight of size ",
-              shape_str(weight.sizes()), ".");
+              input.sizes(), ", but got weight of size ",
+              weight.sizes(), ".");
   const c10::ScalarType dtype = input.scalar_type();
   TORCH_CHECK(dtype == c10::ScalarType::Float || dtype == c10::ScalarType::Double, op,
               ": dtype ", dtype, " is not supported; use float32 or float64 "
@@ -58,9 +52,9 @@ ConvPlan conv_plan(const Tensor& input, const Tensor& weight, const std::optiona
   const int64_t k = input.dim() - 2;
   for (int64_t d = 2; d < input.dim(); ++d) {
     TORCH_CHECK(weight.size(d) > 0, op, ": expected a kernel of positive sizes, but got "
-                "weight of size ", shape_str(weight.sizes()), ".");
+                "weight of size ", weight.sizes(), ".");
     TORCH_CHECK(input.size(d) > 0, op, ": expected input's spatial dimensions to have "
-                "positive length, but input has a shape of ", shape_str(input.sizes()), ".");
+                "positive length, but input has a shape of ", input.sizes(), ".");
   }
   const auto stride = expand_param(stride_in, "stride", k, op);
   const auto padding = expand_param(padding_in, "padding", k, op);
@@ -68,34 +62,34 @@ ConvPlan conv_plan(const Tensor& input, const Tensor& weight, const std::optiona
   const auto output_padding = expand_param(output_padding_in, "output_padding", k, op);
   for (int64_t i = 0; i < k; ++i) {
     TORCH_CHECK(stride[i] > 0, op, ": non-positive stride is not supported (stride=",
-                shape_str(stride), "); use strides of at least 1.");
+                c10::IntArrayRef(stride), "); use strides of at least 1.");
     TORCH_CHECK(padding[i] >= 0, op, ": negative padding is not supported (padding=",
-                shape_str(padding), ").");
+                c10::IntArrayRef(padding), ").");
     TORCH_CHECK(dilation[i] > 0, op, ": dilation should be greater than zero (dilation=",
-                shape_str(dilation), ").");
+                c10::IntArrayRef(dilation), ").");
     TORCH_CHECK(output_padding[i] >= 0, op, ": negative output_padding is not "
-                "supported (output_padding=", shape_str(output_padding), ").");
+                "supported (output_padding=", c10::IntArrayRef(output_padding), ").");
     TORCH_CHECK(!transposed || output_padding[i] < std::max(stride[i], dilation[i]), op,
                 ": output padding must be smaller than either stride or dilation, but "
-                "got output_padding=", shape_str(output_padding), ", stride=",
-                shape_str(stride), ", dilation=", shape_str(dilation), ".");
+                "got output_padding=", c10::IntArrayRef(output_padding), ", stride=",
+                c10::IntArrayRef(stride), ", dilation=", c10::IntArrayRef(dilation), ".");
   }
   TORCH_CHECK(groups > 0, op, ": non-positive groups is not supported (groups=", groups,
               ").");
   TORCH_CHECK(weight.size(0) % groups == 0, op, ": given groups=", groups,
               ", expected weight to be divisible by ", groups, " at dimension 0, but "
-              "got weight of size ", shape_str(weight.sizes()), " instead.");
+              "got weight of size ", weight.sizes(), " instead.");
   const int64_t in_channels = transposed ? weight.size(0) : weight.size(1) * groups;
   TORCH_CHECK(input.size(1) == in_channels, op, ": given groups=", groups,
               transposed ? ", transposed=1" : "", ", weight of size ",
-              shape_str(weight.sizes()), ", expected input", shape_str(input.sizes()),
+              weight.sizes(), ", expected input", input.sizes(),
               " to have ", in_channels, " channels, but got ", input.size(1),
               " channels instead.");
   const int64_t out_channels = transposed ? weight.size(1) * groups : weight.size(0);
   TORCH_CHECK(!has_bias || (bias->dim() == 1 && bias->size(0) == out_channels), op,
-              ": given weight of size ", shape_str(weight.sizes()),
+              ": given weight of size ", weight.sizes(),
               ", expected bias to be 1-dimensional with ", out_channels,
-              " elements, but got bias of size ", shape_str(bias->sizes()), " instead.");
+              " elements, but got bias of size ", bias->sizes(), " instead.");
 
   ConvPlan p;
   p.one_d = k == 1;
@@ -152,8 +146,8 @@ void check_conv_output_mask(const std::vector<bool>& output_mask, const char* op
 void check_conv_grad(const Tensor& grad_output, const Tensor& input, const ConvPlan& p,
                      c10::OptionalIntArrayRef bias_sizes, const char* op) {
   TORCH_CHECK(grad_output.sizes() == c10::IntArrayRef(p.output_shape), op,
-              ": expected grad_output of size ", shape_str(p.output_shape),
-              " (the convolution's output), but got ", shape_str(grad_output.sizes()), ".");
+              ": expected grad_output of size ", c10::IntArrayRef(p.output_shape),
+              " (the convolution's output), but got ", grad_output.sizes(), ".");
   TORCH_CHECK(grad_output.scalar_type() == input.scalar_type(), op, ": grad_output (",
               grad_output.scalar_type(), ") and input (", input.scalar_type(),
               ") must have the same dtype.");
@@ -161,7 +155,7 @@ void check_conv_grad(const Tensor& grad_output, const Tensor& input, const ConvP
   TORCH_CHECK(!bias_sizes.has_value() ||
                   (bias_sizes->size() == 1 && (*bias_sizes)[0] == out_channels),
               op, ": bias_sizes must be [", out_channels, "], but got ",
-              bias_sizes.has_value() ? shape_str(*bias_sizes) : std::string("None"), ".");
+              bias_sizes.has_value() ? c10::str(*bias_sizes) : std::string("None"), ".");
 }
 
 }  // namespace native

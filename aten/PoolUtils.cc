@@ -2,28 +2,22 @@
 // (tests/ops/pool_test.cc asserts them).
 #include "aten/PoolUtils.h"
 
-#include <sstream>
 #include <string>
 
 #include "c10/util/Exception.h"
+#include "c10/util/StringUtil.h"
 
 namespace at {
 namespace native {
 
 namespace {
 
-std::string shape_str(c10::IntArrayRef s) {
-  std::ostringstream os;
-  os << s;
-  return os.str();
-}
-
 // A two-value parameter from a list of one or two (or none: `fallback`).
 void pair_of(c10::IntArrayRef p, const char* op, const char* what, bool may_be_empty,
              c10::IntArrayRef fallback, int64_t* a, int64_t* b) {
   const bool ok = p.size() == 1 || p.size() == 2 || (may_be_empty && p.empty());
   TORCH_CHECK(ok, op, ": ", what, " must ", may_be_empty ? "either be omitted, " : "be ",
-              "a single int, or a tuple of two ints, but got ", shape_str(p), ".");
+              "a single int, or a tuple of two ints, but got ", p, ".");
   if (p.empty()) p = fallback;
   *a = p[0];
   *b = p.size() == 2 ? p[1] : p[0];
@@ -33,10 +27,10 @@ void pair_of(c10::IntArrayRef p, const char* op, const char* what, bool may_be_e
 
 void check_pool_input(const Tensor& self, const char* op, PoolIntegers ints) {
   TORCH_CHECK(self.dim() == 3 || self.dim() == 4, op, ": expected a 3-d (unbatched) or "
-              "4-d (batched) input, but got input of size ", shape_str(self.sizes()), ".");
+              "4-d (batched) input, but got input of size ", self.sizes(), ".");
   for (int64_t d = self.dim() - 3; d < self.dim(); ++d) {
     TORCH_CHECK(self.size(d) > 0, op, ": expected input to have non-zero size for "
-                "non-batch dimensions, but input has sizes ", shape_str(self.sizes()),
+                "non-batch dimensions, but input has sizes ", self.sizes(),
                 " with dimension ", d, " being empty.");
   }
   const c10::ScalarType t = self.scalar_type();
@@ -94,8 +88,8 @@ PoolGeometry pool_geometry(const Tensor& self, c10::IntArrayRef kernel_size,
 void check_pool_grad(const Tensor& grad, const Tensor& self, const std::vector<int64_t>& shape,
                      const char* op) {
   TORCH_CHECK(grad.sizes() == c10::IntArrayRef(shape), op, ": expected grad_output of "
-              "size ", shape_str(shape), " (the pooling's output), but got ",
-              shape_str(grad.sizes()), ".");
+              "size ", c10::IntArrayRef(shape), " (the pooling's output), but got ",
+              grad.sizes(), ".");
   TORCH_CHECK(grad.scalar_type() == self.scalar_type(), op, ": grad_output (",
               grad.scalar_type(), ") and input (", self.scalar_type(),
               ") must have the same dtype.");
@@ -105,9 +99,9 @@ void check_max_pool_indices(const Tensor& indices, const std::vector<int64_t>& s
                             const char* op) {
   TORCH_CHECK(indices.scalar_type() == c10::ScalarType::Long &&
                   indices.sizes() == c10::IntArrayRef(shape),
-              op, ": expected Long indices of size ", shape_str(shape),
+              op, ": expected Long indices of size ", c10::IntArrayRef(shape),
               " (as max_pool2d_with_indices returns), but got ", indices.scalar_type(),
-              " indices of size ", shape_str(indices.sizes()), ".");
+              " indices of size ", indices.sizes(), ".");
 }
 
 void throw_max_pool_index(const char* op, int64_t index, int64_t position,

@@ -3,9 +3,12 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
+#include <vector>
 
 #include "aten/Functions.h"
 #include "aten/PoolUtils.h"
+#include "c10/util/Exception.h"
 #include "registration/library.h"
 
 namespace at {
@@ -109,7 +112,108 @@ Tensor max_pool2d_with_indices_backward_decomposed(
   return grad_input.reshape(self.sizes());
 }
 
+namespace {
+
+// Output cell (oh, ow)'s divisor and its number of elements inside the
+// input, as [1, OH, OW] tensors (Long), from the CPU kernel's formulas.
+struct AvgDivisors {
+  Tensor divisor, inside;
+};
+AvgDivisors avg_divisors(const PoolGeometry& g, bool count_include_pad,
+                         std::optional<int64_t> divisor_override, const TensorOptions& on) {
+  const Tensor h0 = at::sub(at::mul(counter(g.OH, 1, on), g.sH), g.pH);
+  const Tensor w0 = at::sub(at::mul(counter(g.OW, 2, on), g.sW), g.pW);
+  const Tensor h1 = at::clamp_max(at::add(h0, g.kH), g.H + g.pH);
+  const Tensor w1 = at::clamp_max(at::add(w0, g.kW), g.W + g.pW);
+  const Tensor padded_area = at::mul(at::sub(h1, h0), at::sub(w1, w0));
+  const Tensor rows = at::sub(at::clamp_max(h1, g.H), at::clamp_min(h0, 0));
+  const Tensor cols = at::sub(at::clamp_max(w1, g.W), at::clamp_min(w0, 0));
+  // An empty window has no rows or no columns inside: 0 elements.
+  const Tensor inside = at::mul(at::clamp_min(rows, 0), at::clamp_min(cols, 0));
+  Tensor divisor = divisor_override.has_value()
+                       ? at::full_like(inside, *divisor_override)
+                       : (count_include_pad ? padded_area : inside);
+  return {divisor, inside};
+}
+
+// The padded extents for windows of kernel k, stride s (no dilation).
+int64_t avg_padded(int64_t in, int64_t pad, int64_t out, int64_t s, int64_t k) {
+  return std::max(in + 2 * pad, (out - 1) * s + k);
+}
+
+}  // namespace
+
+Tensor avg_pool2d_decomposed(const Tensor& self, c10::IntArrayRef kernel_size,
+                             c10::IntArrayRef stride, c10::IntArrayRef padding, bool ceil_mode,
+                             bool count_include_pad, std::optional<int64_t> divisor_override) {
+  const char* op = "avg_pool2d";
+  const PoolGeometry g = pool_geometry(self, kernel_size, stride, padding, {1}, ceil_mode, op,
+                                       PoolIntegers::kLong);
+  check_avg_divisor(divisor_override, op);
+  const bool integral = self.scalar_type() == c10::kLong;
+  const c10::ScalarType acc = integral ? c10::kLong : c10::kDouble;
+  const int64_t Hp = avg_padded(g.H, g.pH, g.OH, g.sH, g.kH);
+  const int64_t Wp = avg_padded(g.W, g.pW, g.OW, g.sW, g.kW);
+  Tensor padded = at::zeros({g.planes, Hp, Wp}, self.options().dtype(acc));
+  padded.narrow(1, g.pH, g.H).narrow(2, g.pW, g.W).copy_(self.reshape({g.planes, g.H, g.W}));
+  const Tensor sums = at::sum(
+      padded.as_strided({g.planes, g.OH, g.OW, g.kH, g.kW}, {Hp * Wp, g.sH * Wp, g.sW, Wp, 1},
+                        padded.storage_offset()),
+      IntArrayRef({3, 4}));
+  const AvgDivisors d = avg_divisors(g, count_include_pad, divisor_override, self.options());
+  const Tensor avg = integral ? at::div(sums, d.divisor, "trunc")
+                              : at::div(sums, d.divisor.to(c10::kDouble));
+  return at::where(at::gt(d.inside, 0), avg, at::zeros_like(avg))
+      .to(self.scalar_type())
+      .reshape(g.out_shape);
+}
+
+Tensor avg_pool2d_backward_decomposed(const Tensor& grad_output, const Tensor& self,
+                                      c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                                      c10::IntArrayRef padding, bool ceil_mode,
+                                      bool count_include_pad,
+                                      std::optional<int64_t> divisor_override) {
+  const char* op = "avg_pool2d_backward";
+  const PoolGeometry g = pool_geometry(self, kernel_size, stride, padding, {1}, ceil_mode, op,
+                                       PoolIntegers::kLong);
+  check_avg_divisor(divisor_override, op);
+  check_pool_grad(grad_output, self, g.out_shape, op);
+  const bool integral = self.scalar_type() == c10::kLong;
+  const c10::ScalarType acc = integral ? c10::kLong : c10::kDouble;
+  const AvgDivisors d = avg_divisors(g, count_include_pad, divisor_override, self.options());
+  const Tensor grad = grad_output.reshape({g.planes, g.OH, g.OW}).to(acc);
+  const Tensor share = integral ? at::div(grad, d.divisor, "trunc")
+                                : at::div(grad, d.divisor.to(c10::kDouble));
+  // Every tap of window (oh, ow) gets its share: taps in the padding land in
+  // the padded border, which is cut off.
+  const int64_t Hp = avg_padded(g.H, g.pH, g.OH, g.sH, g.kH);
+  const int64_t Wp = avg_padded(g.W, g.pW, g.OW, g.sW, g.kW);
+  const int64_t taps = g.OH * g.OW * g.kH * g.kW;
+  const TensorOptions longs = self.options().dtype(c10::kLong);
+  auto along = [&](int64_t n, int64_t step, int dim) {
+    std::vector<int64_t> shape{1, 1, 1, 1};
+    shape[static_cast<size_t>(dim)] = n;
+    return at::mul(at::arange(n, longs), step).reshape(shape);
+  };
+  const Tensor pos = at::add(at::add(along(g.OH, g.sH * Wp, 0), along(g.OW, g.sW, 1)),
+                             at::add(along(g.kH, Wp, 2), along(g.kW, 1, 3)))
+                         .reshape({1, taps})
+                         .expand({g.planes, taps});
+  const Tensor src = share.reshape({g.planes, g.OH, g.OW, 1, 1})
+                         .expand({g.planes, g.OH, g.OW, g.kH, g.kW})
+                         .reshape({g.planes, taps});
+  Tensor grad_padded = at::zeros({g.planes, Hp * Wp}, self.options().dtype(acc));
+  grad_padded.scatter_add_(1, pos, src);
+  return grad_padded.reshape({g.planes, Hp, Wp})
+      .narrow(1, g.pH, g.H)
+      .narrow(2, g.pW, g.W)
+      .to(self.scalar_type())
+      .reshape(self.sizes());
+}
+
 TORCH_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
+  m.impl("avg_pool2d", TORCH_FN(avg_pool2d_decomposed));
+  m.impl("avg_pool2d_backward", TORCH_FN(avg_pool2d_backward_decomposed));
   m.impl("max_pool2d_with_indices", TORCH_FN(max_pool2d_with_indices_decomposed));
   m.impl("max_pool2d_with_indices_backward",
          TORCH_FN(max_pool2d_with_indices_backward_decomposed));

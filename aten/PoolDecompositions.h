@@ -1,12 +1,13 @@
-// aten/PoolDecompositions.h — max_pool2d_with_indices and its backward
-// written with other ATen ops (a padded copy, the windows as a strided view,
+// aten/PoolDecompositions.h — max_pool2d_with_indices, avg_pool2d and their
+// backward ops written with other ATen ops (a padded copy, the windows as a strided view,
 // max over each window; the backward a scatter_add), registered for
 // CompositeExplicitAutograd: a backend without its own kernels (CUDA, a
-// third party's) gets max_pool2d, while the CPU plugin keeps its loops. The
+// third party's) gets max and average pooling, while the CPU plugin keeps its loops. The
 // checks are shared with the CPU kernels (aten/PoolUtils.h). Declared here
 // so that tests can run them on the CPU against the CPU kernels.
 #pragma once
 
+#include <optional>
 #include <tuple>
 
 #include "aten/Tensor.h"
@@ -30,6 +31,21 @@ Tensor max_pool2d_with_indices_backward_decomposed(
     const Tensor& grad_output, const Tensor& self, c10::IntArrayRef kernel_size,
     c10::IntArrayRef stride, c10::IntArrayRef padding, c10::IntArrayRef dilation,
     bool ceil_mode, const Tensor& indices);
+
+// avg_pool2d and its backward: window sums of a zero-padded copy (in double
+// for floating dtypes, int64 for Long, which divides truncating as the CPU
+// kernel does) over PyTorch's divisor (divisor_override, else the window's
+// padded area with count_include_pad, else its elements inside the input);
+// a window entirely in the padding gives 0. The backward spreads each
+// gradient share over its window with a scatter_add.
+Tensor avg_pool2d_decomposed(const Tensor& self, c10::IntArrayRef kernel_size,
+                             c10::IntArrayRef stride, c10::IntArrayRef padding, bool ceil_mode,
+                             bool count_include_pad, std::optional<int64_t> divisor_override);
+Tensor avg_pool2d_backward_decomposed(const Tensor& grad_output, const Tensor& self,
+                                      c10::IntArrayRef kernel_size, c10::IntArrayRef stride,
+                                      c10::IntArrayRef padding, bool ceil_mode,
+                                      bool count_include_pad,
+                                      std::optional<int64_t> divisor_override);
 
 }  // namespace native
 }  // namespace at

@@ -85,6 +85,11 @@ PoolGeometry pool_geometry(const Tensor& self, c10::IntArrayRef kernel_size,
   return p;
 }
 
+void check_avg_divisor(std::optional<int64_t> divisor_override, const char* op) {
+  TORCH_CHECK(!divisor_override.has_value() || *divisor_override != 0, op,
+              ": divisor must be not zero (divisor_override=0).");
+}
+
 void check_pool_grad(const Tensor& grad, const Tensor& self, const std::vector<int64_t>& shape,
                      const char* op) {
   TORCH_CHECK(grad.sizes() == c10::IntArrayRef(shape), op, ": expected grad_output of "

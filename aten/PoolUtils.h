@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "aten/Tensor.h"
@@ -39,6 +40,8 @@ PoolGeometry pool_geometry(const Tensor& self, c10::IntArrayRef kernel_size,
                            c10::IntArrayRef stride, c10::IntArrayRef padding,
                            c10::IntArrayRef dilation, bool ceil_mode, const char* op,
                            PoolIntegers ints = PoolIntegers::kNone);
+// avg_pool2d's divisor_override, when given, is not 0.
+void check_avg_divisor(std::optional<int64_t> divisor_override, const char* op);
 // A backward op's grad_output: the forward's output shape, self's dtype.
 void check_pool_grad(const Tensor& grad, const Tensor& self, const std::vector<int64_t>& shape,
                      const char* op);

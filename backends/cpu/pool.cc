@@ -435,8 +435,7 @@ at::Tensor avg_pool2d(const at::Tensor& self, c10::IntArrayRef kernel_size,
   const char* op = "avg_pool2d";
   const Pool p = pool_geometry(self, kernel_size, stride, padding, {1}, ceil_mode, op,
                                Integers::kLong);
-  TORCH_CHECK(!divisor_override.has_value() || *divisor_override != 0, op,
-              ": divisor must be not zero (divisor_override=0).");
+  at::native::check_avg_divisor(divisor_override, op);
   const at::Tensor x = self.contiguous();
   at::Tensor out = at::empty(p.out_shape, self.options());
   if (self.scalar_type() == c10::ScalarType::Long) {
@@ -460,8 +459,7 @@ at::Tensor avg_pool2d_backward(const at::Tensor& grad_output, const at::Tensor& 
   const char* op = "avg_pool2d_backward";
   const Pool p = pool_geometry(self, kernel_size, stride, padding, {1}, ceil_mode, op,
                                Integers::kLong);
-  TORCH_CHECK(!divisor_override.has_value() || *divisor_override != 0, op,
-              ": divisor must be not zero (divisor_override=0).");
+  at::native::check_avg_divisor(divisor_override, op);
   check_grad(grad_output, self, p.out_shape, op);
   const at::Tensor g = grad_output.contiguous();
   at::Tensor gin = at::empty(self.sizes(), self.options());

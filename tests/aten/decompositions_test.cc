@@ -489,4 +489,52 @@ TEST(ConvDecompositions, ConvolutionMatchesTheCpuKernel) {
             }));
 }
 
+TEST(PoolDecompositions, AvgPool2dMatchesTheCpuKernel) {
+  at::manual_seed(10);
+  struct Case {
+    std::vector<int64_t> shape, kernel, stride, padding;
+    bool ceil, count_include_pad;
+    std::optional<int64_t> divisor;
+  };
+  const std::vector<Case> cases = {
+      {{2, 3, 8, 8}, {2}, {}, {0}, false, true, std::nullopt},
+      {{2, 3, 9, 7}, {3}, {2}, {1}, false, true, std::nullopt},
+      {{2, 3, 9, 7}, {3}, {2}, {1}, false, false, std::nullopt},
+      {{3, 9, 7}, {3, 2}, {2, 1}, {1, 0}, true, false, std::nullopt},  // unbatched, ceil_mode
+      {{1, 2, 10, 11}, {3}, {2}, {1}, true, true, 5},
+      {{1, 1, 5, 5}, {4}, {3}, {2}, true, false, std::nullopt},
+  };
+  for (const Case& c : cases) {
+    for (c10::ScalarType dt : {at::kFloat, at::kDouble, at::kLong}) {
+      SCOPED_TRACE(::testing::Message() << c.shape.size() << "-d k" << c.kernel[0] << " ceil "
+                                        << c.ceil << " pad " << c.count_include_pad << " " << dt);
+      const at::Tensor x = at::randn(c.shape).mul(20).to(dt);
+      const at::Tensor cpu = at::avg_pool2d(x, c.kernel, c.stride, c.padding, c.ceil,
+                                            c.count_include_pad, c.divisor);
+      const at::Tensor dec = at::native::avg_pool2d_decomposed(x, c.kernel, c.stride, c.padding,
+                                                               c.ceil, c.count_include_pad, c.divisor);
+      if (dt == at::kLong) {
+        EXPECT_TRUE(at::equal(dec, cpu)) << dec << cpu;  // truncating division, as the CPU
+      } else {
+        expect_close(dec, cpu, dt == at::kFloat ? 1e-5 : 1e-12);
+      }
+      const at::Tensor g = at::randn(cpu.sizes()).mul(20).to(dt);
+      const at::Tensor want = at::avg_pool2d_backward(g, x, c.kernel, c.stride, c.padding, c.ceil,
+                                                      c.count_include_pad, c.divisor);
+      const at::Tensor got = at::native::avg_pool2d_backward_decomposed(
+          g, x, c.kernel, c.stride, c.padding, c.ceil, c.count_include_pad, c.divisor);
+      if (dt == at::kLong) {
+        EXPECT_TRUE(at::equal(got, want)) << got << want;
+      } else {
+        expect_close(got, want, dt == at::kFloat ? 1e-5 : 1e-12);
+      }
+    }
+  }
+  const at::Tensor x = at::randn({1, 2, 5, 5});
+  EXPECT_EQ(errorOf([&] { at::native::avg_pool2d_decomposed(x, {2}, {}, {0}, false, true, 0); }),
+            errorOf([&] { at::avg_pool2d(x, {2}, {}, {0}, false, true, 0); }));
+  EXPECT_EQ(errorOf([&] { at::native::avg_pool2d_decomposed(x.to(at::kInt), {2}, {}, {0}, false, true, std::nullopt); }),
+            errorOf([&] { at::avg_pool2d(x.to(at::kInt), {2}, {}, {0}, false, true, std::nullopt); }));
+}
+
 }  // namespace

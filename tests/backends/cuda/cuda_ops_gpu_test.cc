@@ -482,6 +482,15 @@ TEST_F(Gpu, CompositeMaxPool2dMatchesTheCpu) {
   at::max_pool2d(cx, {2}).sum().backward();
   at::max_pool2d(gx, {2}).sum().backward();
   expect_close(gx.grad(), cx.grad(), 0, 0);
+  // avg_pool2d too (and Long, which divides truncating).
+  expect_close(at::avg_pool2d(x.to(cuda), {3}, {2}, {1}, true, false),
+               at::avg_pool2d(x, {3}, {2}, {1}, true, false), 1e-5, 1e-6);
+  const at::Tensor l = at::randint(-50, 50, {1, 2, 6, 6});
+  EXPECT_TRUE(at::equal(at::avg_pool2d(l.to(cuda), {2}).cpu(), at::avg_pool2d(l, {2})));
+  at::Tensor ca = x.clone().set_requires_grad(true), ga = x.to(cuda).set_requires_grad(true);
+  at::avg_pool2d(ca, {3}, {2}, {1}).sum().backward();
+  at::avg_pool2d(ga, {3}, {2}, {1}).sum().backward();
+  expect_close(ga.grad(), ca.grad(), 1e-5, 1e-6);
 }
 
 // cumsum: the CPU's order and accumulator, so the CPU's values exactly.

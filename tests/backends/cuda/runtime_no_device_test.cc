@@ -317,6 +317,7 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
                                   handMadeCudaTensor({3, 2, 3, 3}), std::nullopt, {1}, {0}, {1},
                                   false, {0}, 1, {true, true, true});
        }},
+      {"avg_pool2d (composite)", [&] { at::avg_pool2d(handMadeCudaTensor({1, 2, 4, 4}), {2}); }},
       {"max_pool2d (composite)", [&] { at::max_pool2d(handMadeCudaTensor({1, 2, 4, 4}), {2}); }},
       {"cumsum", [&] { at::cumsum(x, 1); }},
       {"cumsum_", [&] { at::Tensor t = x; t.cumsum_(0); }},
@@ -398,6 +399,7 @@ TEST_F(NoDevice, ArgumentErrorsAreTheCpusAndComeFirst) {
       {"scatter_add dims", [](auto& x, auto&, auto& l) { at::scatter_add(x, 5, l, x); }},
       {"max_pool2d dims", [](auto& x, auto&, auto&) { at::max_pool2d(x, {2}); }},
       {"conv2d dims", [](auto& x, auto&, auto&) { at::conv2d(x, x); }},
+      {"avg_pool2d dims", [](auto& x, auto&, auto&) { at::avg_pool2d(x, {2}); }},
       {"cumsum dim", [](auto& x, auto&, auto&) { at::cumsum(x, 3); }},
       {"cumsum_ dtype", [](auto& x, auto&, auto&) { at::Tensor t = x; t.cumsum_(0, at::kDouble); }},
       {"masked_fill_ mask dtype", [](auto& x, auto&, auto& l) { at::Tensor t = x; t.masked_fill_(l, 1.0); }},

@@ -211,7 +211,43 @@ Tensor avg_pool2d_backward_decomposed(const Tensor& grad_output, const Tensor& s
       .reshape(self.sizes());
 }
 
+namespace {
+
+// The [out, in] matrix whose row o averages input positions [start, end)
+// of adaptive pooling, in `options`' dtype and device.
+Tensor averaging_matrix(int64_t out, int64_t in, const TensorOptions& options) {
+  const TensorOptions longs = options.dtype(c10::kLong);
+  const Tensor o = at::arange(out, longs).reshape({out, 1});
+  const Tensor i = at::arange(in, longs).reshape({1, in});
+  const Tensor start = at::div(at::mul(o, in), out, "floor");
+  const Tensor end = at::div(at::add(at::mul(at::add(o, 1), in), out - 1), out, "floor");
+  const Tensor inside = at::logical_and(at::ge(i, start), at::lt(i, end));
+  return at::div(inside.to(options.dtype()), at::sub(end, start).to(options.dtype()));
+}
+
+}  // namespace
+
+Tensor adaptive_avg_pool2d_decomposed(const Tensor& self, c10::IntArrayRef output_size) {
+  const PoolGeometry g = adaptive_pool_geometry(self, output_size, "adaptive_avg_pool2d");
+  const Tensor rows = averaging_matrix(g.OH, g.H, self.options());
+  const Tensor cols = averaging_matrix(g.OW, g.W, self.options());
+  // [planes, H, W] -> rows @ x @ cols^T = [planes, OH, OW].
+  const Tensor x = self.reshape({g.planes, g.H, g.W});
+  return at::matmul(at::matmul(rows, x), cols.t()).reshape(g.out_shape);
+}
+
+Tensor adaptive_avg_pool2d_backward_decomposed(const Tensor& grad_output, const Tensor& self) {
+  const PoolGeometry g =
+      adaptive_pool_backward_geometry(grad_output, self, "adaptive_avg_pool2d_backward");
+  const Tensor rows = averaging_matrix(g.OH, g.H, self.options());
+  const Tensor cols = averaging_matrix(g.OW, g.W, self.options());
+  const Tensor grad = grad_output.reshape({g.planes, g.OH, g.OW});
+  return at::matmul(at::matmul(rows.t(), grad), cols).reshape(self.sizes());
+}
+
 TORCH_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
+  m.impl("_adaptive_avg_pool2d", TORCH_FN(adaptive_avg_pool2d_decomposed));
+  m.impl("_adaptive_avg_pool2d_backward", TORCH_FN(adaptive_avg_pool2d_backward_decomposed));
   m.impl("avg_pool2d", TORCH_FN(avg_pool2d_decomposed));
   m.impl("avg_pool2d_backward", TORCH_FN(avg_pool2d_backward_decomposed));
   m.impl("max_pool2d_with_indices", TORCH_FN(max_pool2d_with_indices_decomposed));

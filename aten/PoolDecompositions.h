@@ -2,7 +2,7 @@
 // backward ops written with other ATen ops (a padded copy, the windows as a strided view,
 // max over each window; the backward a scatter_add), registered for
 // CompositeExplicitAutograd: a backend without its own kernels (CUDA, a
-// third party's) gets max and average pooling, while the CPU plugin keeps its loops. The
+// third party's) gets max, average and adaptive average pooling, while the CPU plugin keeps its loops. The
 // checks are shared with the CPU kernels (aten/PoolUtils.h). Declared here
 // so that tests can run them on the CPU against the CPU kernels.
 #pragma once
@@ -46,6 +46,13 @@ Tensor avg_pool2d_backward_decomposed(const Tensor& grad_output, const Tensor& s
                                       c10::IntArrayRef padding, bool ceil_mode,
                                       bool count_include_pad,
                                       std::optional<int64_t> divisor_override);
+
+// _adaptive_avg_pool2d and its backward: the average over rows, then over
+// columns, as products with [out, in] averaging matrices (PyTorch's windows
+// start = floor(o * in / out), end = ceil((o + 1) * in / out)); the
+// backward the transposed products.
+Tensor adaptive_avg_pool2d_decomposed(const Tensor& self, c10::IntArrayRef output_size);
+Tensor adaptive_avg_pool2d_backward_decomposed(const Tensor& grad_output, const Tensor& self);
 
 }  // namespace native
 }  // namespace at

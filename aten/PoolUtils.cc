@@ -85,6 +85,38 @@ PoolGeometry pool_geometry(const Tensor& self, c10::IntArrayRef kernel_size,
   return p;
 }
 
+PoolGeometry adaptive_pool_geometry(const Tensor& self, c10::IntArrayRef output_size,
+                                    const char* op) {
+  TORCH_CHECK(output_size.size() == 2, op, ": output_size must have 2 values, but got ",
+              output_size, ".");
+  TORCH_CHECK(output_size[0] >= 0 && output_size[1] >= 0, op, ": elements of "
+              "output_size must be greater than or equal to 0, but got ",
+              output_size, ".");
+  check_pool_input(self, op);
+  PoolGeometry p;
+  const int64_t d = self.dim();
+  p.H = self.size(d - 2);
+  p.W = self.size(d - 1);
+  p.planes = self.size(d - 3) * (d == 4 ? self.size(0) : 1);
+  p.OH = output_size[0];
+  p.OW = output_size[1];
+  p.out_shape = self.sizes().vec();
+  p.out_shape[d - 2] = p.OH;
+  p.out_shape[d - 1] = p.OW;
+  return p;
+}
+
+PoolGeometry adaptive_pool_backward_geometry(const Tensor& grad_output, const Tensor& self,
+                                             const char* op) {
+  TORCH_CHECK(grad_output.dim() == self.dim(), op, ": grad_output (", grad_output.sizes(),
+              ") and input (", self.sizes(), ") must have the same number of dims.");
+  const int64_t d = self.dim();
+  const PoolGeometry p =
+      adaptive_pool_geometry(self, {grad_output.size(d - 2), grad_output.size(d - 1)}, op);
+  check_pool_grad(grad_output, self, p.out_shape, op);
+  return p;
+}
+
 void check_avg_divisor(std::optional<int64_t> divisor_override, const char* op) {
   TORCH_CHECK(!divisor_override.has_value() || *divisor_override != 0, op,
               ": divisor must be not zero (divisor_override=0).");

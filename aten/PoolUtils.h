@@ -40,6 +40,14 @@ PoolGeometry pool_geometry(const Tensor& self, c10::IntArrayRef kernel_size,
                            c10::IntArrayRef stride, c10::IntArrayRef padding,
                            c10::IntArrayRef dilation, bool ceil_mode, const char* op,
                            PoolIntegers ints = PoolIntegers::kNone);
+// adaptive_avg_pool2d's geometry: output_size of 2 values >= 0 (no windows:
+// the planes' shares of the input are PyTorch's start = floor(o * in / out),
+// end = ceil((o + 1) * in / out)); and its backward's, from grad_output
+// (same number of dims, the pooling's output shape, self's dtype).
+PoolGeometry adaptive_pool_geometry(const Tensor& self, c10::IntArrayRef output_size,
+                                    const char* op);
+PoolGeometry adaptive_pool_backward_geometry(const Tensor& grad_output, const Tensor& self,
+                                             const char* op);
 // avg_pool2d's divisor_override, when given, is not 0.
 void check_avg_divisor(std::optional<int64_t> divisor_override, const char* op);
 // A backward op's grad_output: the forward's output shape, self's dtype.

@@ -22,12 +22,6 @@
 namespace ember::cpu {
 namespace {
 
-std::string shape_str(c10::IntArrayRef s) {
-  std::ostringstream os;
-  os << s;
-  return os.str();
-}
-
 // Planes of `plane_cost` element visits each, on up to two threads when
 // there is enough work (See Note [Intra-op parallelism]). `f` must not throw.
 template <typename F>
@@ -61,10 +55,6 @@ at::Tensor in_layout_of(const at::Tensor& result, const at::Tensor& input) {
 using Integers = at::native::PoolIntegers;
 using Pool = at::native::PoolGeometry;
 using at::native::pool_geometry;
-
-void check_input(const at::Tensor& self, const char* op, Integers ints = Integers::kNone) {
-  at::native::check_pool_input(self, op, ints);
-}
 
 void check_grad(const at::Tensor& grad, const at::Tensor& self,
                 const std::vector<int64_t>& shape, const char* op) {
@@ -480,23 +470,7 @@ namespace {
 
 Pool adaptive_geometry(const at::Tensor& self, c10::IntArrayRef output_size,
                        const char* op) {
-  TORCH_CHECK(output_size.size() == 2, op, ": output_size must have 2 values, but got ",
-              shape_str(output_size), ".");
-  TORCH_CHECK(output_size[0] >= 0 && output_size[1] >= 0, op, ": elements of "
-              "output_size must be greater than or equal to 0, but got ",
-              shape_str(output_size), ".");
-  check_input(self, op);
-  Pool p;
-  const int64_t d = self.dim();
-  p.H = self.size(d - 2);
-  p.W = self.size(d - 1);
-  p.planes = self.size(d - 3) * (d == 4 ? self.size(0) : 1);
-  p.OH = output_size[0];
-  p.OW = output_size[1];
-  p.out_shape = self.sizes().vec();
-  p.out_shape[d - 2] = p.OH;
-  p.out_shape[d - 1] = p.OW;
-  return p;
+  return at::native::adaptive_pool_geometry(self, output_size, op);
 }
 
 }  // namespace
@@ -517,13 +491,7 @@ at::Tensor _adaptive_avg_pool2d(const at::Tensor& self, c10::IntArrayRef output_
 at::Tensor _adaptive_avg_pool2d_backward(const at::Tensor& grad_output,
                                          const at::Tensor& self) {
   const char* op = "adaptive_avg_pool2d_backward";
-  TORCH_CHECK(grad_output.dim() == self.dim(), op, ": grad_output (",
-              shape_str(grad_output.sizes()), ") and input (", shape_str(self.sizes()),
-              ") must have the same number of dims.");
-  const int64_t d = self.dim();
-  const Pool p = adaptive_geometry(
-      self, {grad_output.size(d - 2), grad_output.size(d - 1)}, op);
-  check_grad(grad_output, self, p.out_shape, op);
+  const Pool p = at::native::adaptive_pool_backward_geometry(grad_output, self, op);
   const at::Tensor g = grad_output.contiguous();
   at::Tensor gin = at::empty(self.sizes(), self.options());
   EMBER_DISPATCH_FLOATING_TYPES(self.scalar_type(), op, [&] {

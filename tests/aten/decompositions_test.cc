@@ -537,4 +537,29 @@ TEST(PoolDecompositions, AvgPool2dMatchesTheCpuKernel) {
             errorOf([&] { at::avg_pool2d(x.to(at::kInt), {2}, {}, {0}, false, true, std::nullopt); }));
 }
 
+TEST(PoolDecompositions, AdaptiveAvgPool2dMatchesTheCpuKernel) {
+  at::manual_seed(11);
+  using Sizes = std::vector<int64_t>;
+  for (const Sizes& shape : {Sizes{2, 3, 7, 9}, Sizes{3, 5, 5}}) {
+    for (const Sizes& out : {Sizes{1, 1}, Sizes{3, 4}, Sizes{7, 9}, Sizes{10, 2}}) {
+      for (c10::ScalarType dt : {at::kFloat, at::kDouble}) {
+        SCOPED_TRACE(::testing::Message() << shape.size() << "-d to " << out[0] << "x" << out[1]
+                                          << " " << dt);
+        const double tol = dt == at::kFloat ? 1e-5 : 1e-12;
+        const at::Tensor x = at::randn(shape).to(dt);
+        const at::Tensor cpu = at::_adaptive_avg_pool2d(x, out);
+        expect_close(at::native::adaptive_avg_pool2d_decomposed(x, out), cpu, tol);
+        const at::Tensor g = at::randn(cpu.sizes()).to(dt);
+        expect_close(at::native::adaptive_avg_pool2d_backward_decomposed(g, x),
+                     at::_adaptive_avg_pool2d_backward(g, x), tol);
+      }
+    }
+  }
+  const at::Tensor x = at::randn({1, 2, 5, 5});
+  EXPECT_EQ(errorOf([&] { at::native::adaptive_avg_pool2d_decomposed(x, {2, -1}); }),
+            errorOf([&] { at::_adaptive_avg_pool2d(x, {2, -1}); }));
+  EXPECT_EQ(errorOf([&] { at::native::adaptive_avg_pool2d_backward_decomposed(at::ones({1, 2, 3}), x); }),
+            errorOf([&] { at::_adaptive_avg_pool2d_backward(at::ones({1, 2, 3}), x); }));
+}
+
 }  // namespace

@@ -491,6 +491,13 @@ TEST_F(Gpu, CompositeMaxPool2dMatchesTheCpu) {
   at::avg_pool2d(ca, {3}, {2}, {1}).sum().backward();
   at::avg_pool2d(ga, {3}, {2}, {1}).sum().backward();
   expect_close(ga.grad(), ca.grad(), 1e-5, 1e-6);
+  // adaptive_avg_pool2d: averaging matrices through cuBLAS.
+  at::Tensor cd = x.clone().set_requires_grad(true), gd = x.to(cuda).set_requires_grad(true);
+  const at::Tensor cy = at::adaptive_avg_pool2d(cd, {4, 3}), gy = at::adaptive_avg_pool2d(gd, {4, 3});
+  expect_close(gy.detach(), cy.detach(), 1e-5, 1e-6);
+  cy.sum().backward();
+  gy.sum().backward();
+  expect_close(gd.grad(), cd.grad(), 1e-5, 1e-6);
 }
 
 // cumsum: the CPU's order and accumulator, so the CPU's values exactly.

@@ -317,6 +317,8 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
                                   handMadeCudaTensor({3, 2, 3, 3}), std::nullopt, {1}, {0}, {1},
                                   false, {0}, 1, {true, true, true});
        }},
+      {"adaptive_avg_pool2d (composite)",
+       [&] { at::adaptive_avg_pool2d(handMadeCudaTensor({1, 2, 4, 4}), {2, 2}); }},
       {"avg_pool2d (composite)", [&] { at::avg_pool2d(handMadeCudaTensor({1, 2, 4, 4}), {2}); }},
       {"max_pool2d (composite)", [&] { at::max_pool2d(handMadeCudaTensor({1, 2, 4, 4}), {2}); }},
       {"cumsum", [&] { at::cumsum(x, 1); }},

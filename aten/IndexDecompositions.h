@@ -1,7 +1,7 @@
-// aten/IndexDecompositions.h — masked_fill_ written with other ATen ops
-// (where, then copy_), registered for CompositeExplicitAutograd: a backend
-// without its own kernel (CUDA, a third party's) gets it, while the CPU
-// plugin keeps its loop. The checks are shared with the CPU kernel
+// aten/IndexDecompositions.h — masked_fill_ (where, then copy_), nonzero and
+// masked_select written with other ATen ops, registered for CompositeExplicitAutograd: a backend
+// without its own kernels (CUDA, a third party's) gets them, while the CPU
+// plugin keeps its loops. The checks are shared with the CPU kernel
 // (aten/JoinUtils.h). Declared here so that tests can run them on the CPU.
 #pragma once
 
@@ -15,6 +15,14 @@ namespace native {
 // self's dtype as Scalar::to converts it.
 Tensor& masked_fill__scalar_decomposed(Tensor& self, const Tensor& mask, const c10::Scalar& value);
 Tensor& masked_fill__tensor_decomposed(Tensor& self, const Tensor& mask, const Tensor& value);
+
+// nonzero: the positions of the nonzero elements (NaN counts) in row-major
+// order, as [count, dim] Long; masked_select: self's elements where mask
+// (both broadcast) is true, row-major. Both compact with a running sum of
+// the flags and a scatter into count + 1 slots (the last collects the
+// unselected); the count is read back once (a device sync).
+Tensor nonzero_decomposed(const Tensor& self);
+Tensor masked_select_decomposed(const Tensor& self, const Tensor& mask);
 
 }  // namespace native
 }  // namespace at

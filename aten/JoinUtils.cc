@@ -206,6 +206,20 @@ bool scatter_reduce_is_add(c10::string_view reduce, const char* op) {
                                       "multiply, but got '", std::string(reduce), "'."));
 }
 
+std::vector<int64_t> broadcast_shapes(c10::IntArrayRef a, c10::IntArrayRef b, const char* op) {
+  const size_t n = std::max(a.size(), b.size());
+  std::vector<int64_t> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t x = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    const int64_t y = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    TORCH_CHECK(x == y || x == 1 || y == 1, op, ": shapes ", a, " and ", b,
+                " cannot be broadcast together; the trailing dimensions must "
+                "match or be 1.");
+    out[i] = x == 1 ? y : x;
+  }
+  return out;
+}
+
 void check_bool_mask(const Tensor& mask, const char* op) {
   TORCH_CHECK(mask.scalar_type() == c10::ScalarType::Bool, op,
               " only supports boolean masks, but got mask with dtype ",

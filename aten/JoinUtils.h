@@ -60,6 +60,10 @@ void check_gather_scatter_args(const char* op, const Tensor& self, int64_t dim,
 // is refused.
 bool scatter_reduce_is_add(c10::string_view reduce, const char* op);
 
+// The broadcast of two shapes for the index ops (masked_select, index);
+// throws naming `op` and both shapes.
+std::vector<int64_t> broadcast_shapes(c10::IntArrayRef a, c10::IntArrayRef b, const char* op);
+
 // masked ops: a Bool mask; for masked_fill_, a mask that broadcasts to
 // self's shape (never the other way: self is written) and shares no memory
 // with self, and a 0-d value tensor.

@@ -21,17 +21,7 @@ at::Tensor make_strided_view(const at::Tensor& self, c10::IntArrayRef sizes,
 
 std::vector<int64_t> broadcast_shapes(c10::IntArrayRef a, c10::IntArrayRef b,
                                       const char* op) {
-  const size_t n = std::max(a.size(), b.size());
-  std::vector<int64_t> out(n);
-  for (size_t i = 0; i < n; ++i) {
-    const int64_t x = i < n - a.size() ? 1 : a[i - (n - a.size())];
-    const int64_t y = i < n - b.size() ? 1 : b[i - (n - b.size())];
-    TORCH_CHECK(x == y || x == 1 || y == 1, op, ": shapes ", a, " and ", b,
-                " cannot be broadcast together; the trailing dimensions must "
-                "match or be 1.");
-    out[i] = x == 1 ? y : x;
-  }
-  return out;
+  return at::native::broadcast_shapes(a, b, op);
 }
 
 at::Tensor expand_to(const at::Tensor& t, c10::IntArrayRef shape, const char* op,

@@ -562,4 +562,25 @@ TEST(PoolDecompositions, AdaptiveAvgPool2dMatchesTheCpuKernel) {
             errorOf([&] { at::_adaptive_avg_pool2d_backward(at::ones({1, 2, 3}), x); }));
 }
 
+TEST(IndexDecompositions, NonzeroAndMaskedSelectMatchTheCpuKernels) {
+  at::manual_seed(12);
+  at::Tensor x = at::randn({4, 5, 3}).gt(0.3).to(at::kFloat);
+  x.select(0, 1).select(0, 2).fill_(NAN);  // NaN is nonzero
+  for (const at::Tensor& t : {x, x.transpose(0, 2), x.to(at::kLong), x.ne(0), at::zeros({3, 2}),
+                              at::full({}, 2.0), at::full({}, 0.0), at::ones({0, 4})}) {
+    SCOPED_TRACE(t.sizes());
+    EXPECT_TRUE(at::equal(at::native::nonzero_decomposed(t), at::nonzero(t)));
+  }
+  const at::Tensor v = at::randn({4, 5}), m = at::rand({4, 5}).lt(0.4), row = at::rand({5}).lt(0.5);
+  EXPECT_TRUE(at::equal(at::native::masked_select_decomposed(v, m), at::masked_select(v, m)));
+  EXPECT_TRUE(at::equal(at::native::masked_select_decomposed(v, row), at::masked_select(v, row)));
+  EXPECT_TRUE(at::equal(at::native::masked_select_decomposed(v.select(1, 0), m.t()),
+                        at::masked_select(v.select(1, 0), m.t())));  // both broadcast
+  EXPECT_EQ(at::native::masked_select_decomposed(v, at::zeros({4, 5}, at::kBool)).numel(), 0);
+  EXPECT_EQ(errorOf([&] { at::native::masked_select_decomposed(v, m.to(at::kLong)); }),
+            errorOf([&] { at::masked_select(v, m.to(at::kLong)); }));
+  EXPECT_EQ(errorOf([&] { at::native::masked_select_decomposed(v, at::ones({3}, at::kBool)); }),
+            errorOf([&] { at::masked_select(v, at::ones({3}, at::kBool)); }));
+}
+
 }  // namespace

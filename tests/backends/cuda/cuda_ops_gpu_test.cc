@@ -531,6 +531,10 @@ TEST_F(Gpu, CompositeMaskedFillMatchesTheCpu) {
   at::masked_fill(cx, mask, 0.0).sum().backward();
   at::masked_fill(gx, mask.to(cuda), 0.0).sum().backward();
   expect_close(gx.grad(), cx.grad(), 0, 0);
+  // nonzero and masked_select (a running sum and a scatter).
+  EXPECT_TRUE(at::equal(at::nonzero(mask.to(cuda)).cpu(), at::nonzero(mask)));
+  EXPECT_TRUE(at::equal(at::nonzero(x.gt(0).to(cuda)).cpu(), at::nonzero(x.gt(0))));
+  EXPECT_TRUE(at::equal(at::masked_select(x.to(cuda), row.to(cuda)).cpu(), at::masked_select(x, row)));
 }
 
 // arange, linspace and eye: the CPU's values (range_ops.cuh).

@@ -325,6 +325,8 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
       {"cumsum_", [&] { at::Tensor t = x; t.cumsum_(0); }},
       {"cumsum.out", [&] { at::Tensor t = handMadeCudaTensor({2, 2}); at::cumsum_out(t, x, 1); }},
       {"masked_fill_ (composite)", [&] { at::Tensor t = x; t.masked_fill_(b, 1.0); }},
+      {"nonzero (composite)", [&] { at::nonzero(x); }},
+      {"masked_select (composite)", [&] { at::masked_select(x, b); }},
       {"masked_fill (composite)", [&] { at::masked_fill(x, b, at::full({}, 1.0)); }},
   };
   for (const auto& [name, call] : calls) {
@@ -404,6 +406,7 @@ TEST_F(NoDevice, ArgumentErrorsAreTheCpusAndComeFirst) {
       {"avg_pool2d dims", [](auto& x, auto&, auto&) { at::avg_pool2d(x, {2}); }},
       {"cumsum dim", [](auto& x, auto&, auto&) { at::cumsum(x, 3); }},
       {"cumsum_ dtype", [](auto& x, auto&, auto&) { at::Tensor t = x; t.cumsum_(0, at::kDouble); }},
+      {"masked_select mask dtype", [](auto& x, auto&, auto& l) { at::masked_select(x, l); }},
       {"masked_fill_ mask dtype", [](auto& x, auto&, auto& l) { at::Tensor t = x; t.masked_fill_(l, 1.0); }},
       {"masked_fill_ broadcast", [](auto& x, auto& b, auto&) {
          at::Tensor t = x.select(0, 0);

@@ -1,6 +1,9 @@
 // aten/IndexDecompositions.cc — see IndexDecompositions.h.
 #include "aten/IndexDecompositions.h"
 
+#include <algorithm>
+#include <string>
+
 #include "aten/Functions.h"
 #include "aten/JoinUtils.h"
 #include "aten/Resize.h"
@@ -67,6 +70,203 @@ Tensor masked_select_decomposed(const Tensor& self, const Tensor& mask) {
 
 namespace {
 
+// The plan of an advanced indexing (See index_decomposed): self's dims
+// reordered as pre, indexed, post; the linear index over the indexed block
+// (shape B, Long); the result's shape.
+struct AdvancedIndex {
+  std::vector<int64_t> perm;
+  int64_t pre = 1, block = 1, post = 1;  // element counts of the three groups
+  Tensor linear;
+  std::vector<int64_t> result_shape;
+};
+
+AdvancedIndex plan_index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
+                         const char* op) {
+  const int64_t nd = self.dim();
+  std::vector<Tensor> per_dim;
+  int64_t consumed = 0;
+  for (const auto& entry : indices) {
+    if (!entry.has_value() || !entry->defined()) {
+      per_dim.emplace_back();
+      ++consumed;
+      continue;
+    }
+    const Tensor& idx = *entry;
+    const c10::ScalarType t = idx.scalar_type();
+    if (t == c10::kBool || t == c10::kByte) {
+      TORCH_CHECK_INDEX(idx.dim() > 0, op, ": a 0-dimensional boolean index is not "
+                        "supported; unsqueeze it or index with a 1-d mask instead.");
+      TORCH_CHECK_INDEX(consumed + idx.dim() <= nd, op, ": too many indices for tensor "
+                        "of dimension ", nd, " (the mask of shape ", idx.sizes(),
+                        " at position ", per_dim.size(), " reaches past the last dim).");
+      for (int64_t j = 0; j < idx.dim(); ++j) {
+        TORCH_CHECK_INDEX(idx.size(j) == self.size(consumed + j), op, ": The shape of "
+                          "the mask ", idx.sizes(), " at index ", j, " does not match "
+                          "the shape of the indexed tensor ", self.sizes(), " at index ",
+                          consumed + j, ".");
+      }
+      const Tensor nz = nonzero_decomposed(idx.to(c10::kBool));
+      for (int64_t j = 0; j < idx.dim(); ++j) per_dim.push_back(nz.select(1, j));
+      consumed += idx.dim();
+      continue;
+    }
+    TORCH_CHECK_INDEX(t == c10::kLong || t == c10::kInt, op,
+                      ": tensors used as indices must be long, int, byte or bool "
+                      "tensors, but got an index of dtype ", t, ".");
+    TORCH_CHECK_INDEX(consumed < nd, op, ": too many indices for tensor of dimension ",
+                      nd, " (got ", indices.size(), ").");
+    per_dim.push_back(idx);
+    ++consumed;
+  }
+  TORCH_CHECK_INDEX(consumed <= nd, op, ": too many indices for tensor of dimension ",
+                    nd, " (got ", indices.size(), ").");
+  per_dim.resize(static_cast<size_t>(nd));
+  // B, the broadcast of the index tensors, and each index in range.
+  std::vector<int64_t> b_shape;
+  std::vector<int64_t> indexed;
+  for (int64_t d = 0; d < nd; ++d) {
+    const Tensor& idx = per_dim[static_cast<size_t>(d)];
+    if (!idx.defined()) continue;
+    if (indexed.empty()) {
+      b_shape = idx.sizes().vec();
+    } else {
+      const size_t n = std::max(b_shape.size(), idx.sizes().size());
+      std::vector<int64_t> out(n);
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t x = i < n - b_shape.size() ? 1 : b_shape[i - (n - b_shape.size())];
+        const int64_t y = i < n - idx.sizes().size()
+                              ? 1
+                              : idx.size(static_cast<int64_t>(i - (n - idx.sizes().size())));
+        if (!(x == y || x == 1 || y == 1)) {
+          std::string shapes;
+          for (const Tensor& other : per_dim) {
+            if (!other.defined()) continue;
+            shapes += (shapes.empty() ? "" : ", ") + c10::str(other.sizes());
+          }
+          C10_THROW_ERROR(IndexError, c10::str(op, ": shape mismatch: indexing tensors "
+                                               "could not be broadcast together with "
+                                               "shapes ", shapes, "."));
+        }
+        out[i] = x == 1 ? y : x;
+      }
+      b_shape = out;
+    }
+    indexed.push_back(d);
+    const int64_t size = self.size(d);
+    const Tensor bad = at::logical_or(at::lt(idx, -size), at::ge(idx, size));
+    if (idx.numel() > 0 && at::any(bad).item<bool>()) {
+      const Tensor host_bad = bad.reshape({-1}).to(c10::kCPU);
+      const Tensor host_idx = idx.reshape({-1}).to(c10::kLong).to(c10::kCPU);
+      for (int64_t i = 0; i < host_bad.numel(); ++i) {
+        if (host_bad.data_ptr<bool>()[i]) {
+          throw_index_out_of_bounds(op, host_idx.data_ptr<int64_t>()[i], d, size);
+        }
+      }
+    }
+  }
+  AdvancedIndex plan;
+  const bool adjacent =
+      indexed.empty() ||
+      indexed.back() - indexed.front() + 1 == static_cast<int64_t>(indexed.size());
+  std::vector<int64_t> pre_sizes, post_sizes;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (per_dim[static_cast<size_t>(d)].defined()) continue;
+    const bool before = adjacent && !indexed.empty() && d < indexed.front();
+    if (before) {
+      plan.perm.push_back(d);
+      pre_sizes.push_back(self.size(d));
+      plan.pre *= self.size(d);
+    }
+  }
+  for (int64_t d : indexed) {
+    plan.perm.push_back(d);
+    plan.block *= self.size(d);
+  }
+  for (int64_t d = 0; d < nd; ++d) {
+    if (per_dim[static_cast<size_t>(d)].defined()) continue;
+    const bool before = adjacent && !indexed.empty() && d < indexed.front();
+    if (!before) {
+      plan.perm.push_back(d);
+      post_sizes.push_back(self.size(d));
+      plan.post *= self.size(d);
+    }
+  }
+  // The linear index over the indexed block, row-major in `indexed` order.
+  const TensorOptions longs = self.options().dtype(c10::kLong);
+  plan.linear = at::zeros(b_shape, longs);
+  for (int64_t d : indexed) {
+    const Tensor wrapped = at::remainder(per_dim[static_cast<size_t>(d)].to(c10::kLong), self.size(d));
+    plan.linear = at::add(at::mul(plan.linear, self.size(d)), wrapped);
+  }
+  plan.result_shape = pre_sizes;
+  plan.result_shape.insert(plan.result_shape.end(), b_shape.begin(), b_shape.end());
+  plan.result_shape.insert(plan.result_shape.end(), post_sizes.begin(), post_sizes.end());
+  return plan;
+}
+
+}  // namespace
+
+Tensor index_decomposed(const Tensor& self, const std::vector<std::optional<Tensor>>& indices) {
+  const AdvancedIndex plan = plan_index(self, indices, "index");
+  const Tensor grouped = self.permute(plan.perm).reshape({plan.pre, plan.block, plan.post});
+  return at::index_select(grouped, 1, plan.linear.reshape({-1})).reshape(plan.result_shape);
+}
+
+Tensor& index_put__decomposed(Tensor& self, const std::vector<std::optional<Tensor>>& indices,
+                              const Tensor& values, bool accumulate) {
+  const char* op = "index_put_";
+  TORCH_CHECK(values.scalar_type() == self.scalar_type(), op, ": Index put requires "
+              "the source and destination dtypes match, got ", self.scalar_type(),
+              " for the destination and ", values.scalar_type(), " for the source. "
+              "Convert values with .to(self.scalar_type()).");
+  check_no_internal_overlap(self, op);
+  const AdvancedIndex plan = plan_index(self, indices, op);
+  // Leading size-1 dims of values beyond the result's rank are dropped, as
+  // PyTorch does, before broadcasting.
+  Tensor v = values;
+  while (v.dim() > static_cast<int64_t>(plan.result_shape.size()) && v.size(0) == 1) {
+    v = v.squeeze(0);
+  }
+  bool fits = v.dim() <= static_cast<int64_t>(plan.result_shape.size());
+  for (int64_t i = 0; fits && i < v.dim(); ++i) {
+    const int64_t r = plan.result_shape[plan.result_shape.size() - static_cast<size_t>(v.dim()) +
+                                        static_cast<size_t>(i)];
+    fits = v.size(i) == r || v.size(i) == 1;
+  }
+  TORCH_CHECK(fits, op, ": shape mismatch: value tensor of shape ", values.sizes(),
+              " cannot be broadcast to indexing result of shape ",
+              c10::IntArrayRef(plan.result_shape), ".");
+  const int64_t nb = plan.linear.numel();
+  if (nb == 0 || plan.pre * plan.post == 0) return self;
+  // The values in result order, a copy (values may alias self).
+  const Tensor src =
+      v.expand(plan.result_shape).reshape({plan.pre, nb, plan.post}).clone();
+  const Tensor slots = plan.linear.reshape({1, nb, 1}).expand({plan.pre, nb, plan.post});
+  // Self's elements grouped as [pre, block, post] (a copy), written, and
+  // copied back through the permuted view.
+  Tensor target = self.permute(plan.perm);
+  Tensor grouped = target.reshape({plan.pre, plan.block, plan.post}).clone();
+  if (accumulate) {
+    grouped.scatter_add_(1, slots, src);
+  } else {
+    grouped.scatter_(1, slots, src);
+  }
+  target.copy_(grouped.reshape(target.sizes()));
+  return self;
+}
+
+namespace {
+
+Tensor& index_out_composite(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
+                            Tensor& out) {
+  check_out_dtype(out, self.scalar_type(), "index_out");
+  check_no_overlap(out, self, "index_out");
+  const Tensor result = index_decomposed(self, indices);
+  resize_output(out, result.sizes(), "index_out");
+  out.copy_(result);
+  return out;
+}
+
 Tensor& nonzero_out_composite(const Tensor& self, Tensor& out) {
   check_out_dtype(out, c10::kLong, "nonzero_out");
   check_no_overlap(out, self, "nonzero_out");
@@ -87,6 +287,9 @@ Tensor& masked_select_out_composite(const Tensor& self, const Tensor& mask, Tens
 }  // namespace
 
 TORCH_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
+  m.impl("index.Tensor", TORCH_FN(index_decomposed));
+  m.impl("index.Tensor_out", TORCH_FN(index_out_composite));
+  m.impl("index_put_", TORCH_FN(index_put__decomposed));
   m.impl("nonzero", TORCH_FN(nonzero_decomposed));
   m.impl("nonzero.out", TORCH_FN(nonzero_out_composite));
   m.impl("masked_select", TORCH_FN(masked_select_decomposed));

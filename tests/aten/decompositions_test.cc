@@ -583,4 +583,62 @@ TEST(IndexDecompositions, NonzeroAndMaskedSelectMatchTheCpuKernels) {
             errorOf([&] { at::masked_select(v, at::ones({3}, at::kBool)); }));
 }
 
+TEST(IndexDecompositions, IndexAndIndexPutMatchTheCpuKernels) {
+  at::manual_seed(13);
+  using Idx = std::vector<std::optional<at::Tensor>>;
+  const at::Tensor x = at::randn({4, 5, 6});
+  const at::Tensor i2 = at::tensor({0, 3, -1, 2}, at::kLong), i3 = at::tensor({1, 4}, at::kLong).reshape({2, 1});
+  const at::Tensor mask = at::rand({4, 5}).lt(0.5);
+  const std::vector<Idx> cases = {
+      {i2},                                   // one index
+      {i2, std::nullopt, i2.abs()},           // separated: B goes first
+      {std::nullopt, i3, at::tensor({0, 5, 2}, at::kLong).remainder(6)},  // adjacent, broadcast
+      {std::nullopt, i2.to(at::kInt)},        // Int, negative
+      {mask},                                 // a 2-d mask
+      {std::nullopt, std::nullopt, at::rand({6}).lt(0.5).to(at::kByte)},  // Byte mask
+      {i2.narrow(0, 0, 2), at::tensor({true, false, false, true, false})},  // 2 of 5
+  };
+  for (size_t c = 0; c < cases.size(); ++c) {
+    SCOPED_TRACE(c);
+    const at::Tensor want = at::index(x, cases[c]);
+    const at::Tensor got = at::native::index_decomposed(x, cases[c]);
+    EXPECT_TRUE(at::equal(got, want)) << got.sizes() << " vs " << want.sizes();
+    // index_put_ with accumulate (repeated positions add up) and without.
+    const at::Tensor v = at::randn(want.sizes());
+    for (bool acc : {true, false}) {
+      at::Tensor a = x.clone(), b = x.clone();
+      a.index_put_(cases[c], v, acc);
+      at::native::index_put__decomposed(b, cases[c], v, acc);
+      expect_close(b, a, 1e-6);
+    }
+  }
+  // Values broadcast, with a leading 1 dim dropped; a non-contiguous self.
+  at::Tensor a = x.transpose(0, 2).clone().transpose(0, 2), b = a.clone().transpose(0, 2).contiguous().transpose(0, 2);
+  a.index_put_({i2}, at::ones({1, 1, 6}), true);
+  at::native::index_put__decomposed(b, {i2}, at::ones({1, 1, 6}), true);
+  EXPECT_TRUE(at::equal(a, b));
+  // The same errors.
+  const Idx out_of_range = {at::tensor({0, 4}, at::kLong)};
+  EXPECT_EQ(errorOf([&] { at::native::index_decomposed(x, out_of_range); }),
+            errorOf([&] { at::index(x, out_of_range); }));
+  const Idx too_many = {i2, i2, i2, i2};
+  EXPECT_EQ(errorOf([&] { at::native::index_decomposed(x, too_many); }),
+            errorOf([&] { at::index(x, too_many); }));
+  const Idx floats = {at::ones({2})};
+  EXPECT_EQ(errorOf([&] { at::native::index_decomposed(x, floats); }),
+            errorOf([&] { at::index(x, floats); }));
+  const Idx mismatch = {i2, at::tensor({0, 1, 2}, at::kLong)};
+  EXPECT_EQ(errorOf([&] { at::native::index_decomposed(x, mismatch); }),
+            errorOf([&] { at::index(x, mismatch); }));
+  const Idx bad_mask = {at::ones({3, 5}, at::kBool)};
+  EXPECT_EQ(errorOf([&] { at::native::index_decomposed(x, bad_mask); }),
+            errorOf([&] { at::index(x, bad_mask); }));
+  at::Tensor y = x.clone();
+  EXPECT_EQ(errorOf([&] { at::native::index_put__decomposed(y, {i2}, at::ones({3, 5, 6}), false); }),
+            errorOf([&] { y.index_put_({i2}, at::ones({3, 5, 6}), false); }));
+  EXPECT_EQ(errorOf([&] { at::native::index_put__decomposed(y, {i2}, at::ones({4, 5, 6}, at::kDouble), false); }),
+            errorOf([&] { y.index_put_({i2}, at::ones({4, 5, 6}, at::kDouble), false); }));
+  EXPECT_TRUE(at::equal(y, x));  // the failed calls wrote nothing
+}
+
 }  // namespace

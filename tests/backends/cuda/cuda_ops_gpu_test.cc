@@ -535,6 +535,22 @@ TEST_F(Gpu, CompositeMaskedFillMatchesTheCpu) {
   EXPECT_TRUE(at::equal(at::nonzero(mask.to(cuda)).cpu(), at::nonzero(mask)));
   EXPECT_TRUE(at::equal(at::nonzero(x.gt(0).to(cuda)).cpu(), at::nonzero(x.gt(0))));
   EXPECT_TRUE(at::equal(at::masked_select(x.to(cuda), row.to(cuda)).cpu(), at::masked_select(x, row)));
+  // Advanced indexing: index and index_put_ (Long, negative, mask, None).
+  using Idx = std::vector<std::optional<at::Tensor>>;
+  const at::Tensor i = at::tensor({2, -1, 0}, at::kLong);
+  for (const Idx& idx : {Idx{i}, Idx{std::nullopt, at::tensor({3, 0}, at::kLong)}, Idx{mask}}) {
+    Idx on_gpu;
+    for (const auto& e : idx) on_gpu.push_back(e.has_value() ? std::optional<at::Tensor>(e->to(cuda)) : e);
+    const at::Tensor want = at::index(x, idx);
+    EXPECT_TRUE(at::equal(at::index(x.to(cuda), on_gpu).cpu(), want));
+    const at::Tensor v = at::randn(want.sizes());
+    at::Tensor g = x.to(cuda), c = x.clone();
+    g.index_put_(on_gpu, v.to(cuda), true);
+    c.index_put_(idx, v, true);
+    expect_close(g, c, 1e-6, 1e-6);
+  }
+  EXPECT_EQ(ember_test::errorOf([&] { at::index(x.to(cuda), {at::tensor({7}, at::kLong).to(cuda)}); }),
+            ember_test::errorOf([&] { at::index(x, {at::tensor({7}, at::kLong)}); }));
 }
 
 // arange, linspace and eye: the CPU's values (range_ops.cuh).

@@ -326,6 +326,8 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
       {"cumsum.out", [&] { at::Tensor t = handMadeCudaTensor({2, 2}); at::cumsum_out(t, x, 1); }},
       {"masked_fill_ (composite)", [&] { at::Tensor t = x; t.masked_fill_(b, 1.0); }},
       {"nonzero (composite)", [&] { at::nonzero(x); }},
+      {"index (composite)", [&] { at::index(x, {l.select(1, 0)}); }},
+      {"index_put_ (composite)", [&] { at::Tensor t = x; t.index_put_({l.select(1, 0)}, x, true); }},
       {"masked_select (composite)", [&] { at::masked_select(x, b); }},
       {"masked_fill (composite)", [&] { at::masked_fill(x, b, at::full({}, 1.0)); }},
   };
@@ -407,6 +409,14 @@ TEST_F(NoDevice, ArgumentErrorsAreTheCpusAndComeFirst) {
       {"cumsum dim", [](auto& x, auto&, auto&) { at::cumsum(x, 3); }},
       {"cumsum_ dtype", [](auto& x, auto&, auto&) { at::Tensor t = x; t.cumsum_(0, at::kDouble); }},
       {"masked_select mask dtype", [](auto& x, auto&, auto& l) { at::masked_select(x, l); }},
+      {"index dtype", [](auto& x, auto&, auto&) { at::index(x, {x.select(1, 0)}); }},
+      {"index too many", [](auto& x, auto&, auto& l) {
+         at::index(x, {l.select(1, 0), l.select(1, 0), l.select(1, 0)});
+       }},
+      {"index_put_ dtype", [](auto& x, auto&, auto& l) {
+         at::Tensor t = x;
+         t.index_put_({l.select(1, 0)}, l, false);
+       }},
       {"masked_fill_ mask dtype", [](auto& x, auto&, auto& l) { at::Tensor t = x; t.masked_fill_(l, 1.0); }},
       {"masked_fill_ broadcast", [](auto& x, auto& b, auto&) {
          at::Tensor t = x.select(0, 0);

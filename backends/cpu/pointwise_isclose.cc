@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "aten/CompareDecompositions.h"  // the shared checks
 #include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/kernels.h"
@@ -15,15 +16,7 @@ namespace ember::cpu {
 
 at::Tensor isclose(const at::Tensor& self, const at::Tensor& other, double rtol,
                    double atol, bool equal_nan) {
-  TORCH_CHECK(self.defined() && other.defined(), "isclose: both tensors must be "
-              "defined; pass defined tensors.");
-  TORCH_CHECK(self.scalar_type() == other.scalar_type(), "isclose: ",
-              self.scalar_type(), " did not match ", other.scalar_type(), "; both "
-              "tensors must have the same dtype. Convert one with .to(dtype).");
-  TORCH_CHECK(rtol >= 0, "isclose: rtol must be greater than or equal to zero, but "
-              "got ", rtol, ".");
-  TORCH_CHECK(atol >= 0, "isclose: atol must be greater than or equal to zero, but "
-              "got ", atol, ".");
+  at::native::check_isclose_args(self, other, rtol, atol);
   at::Tensor out;
   TensorIterator iter(TensorIteratorConfig("isclose")
                           .add_output(out)
@@ -59,11 +52,7 @@ at::Tensor isclose(const at::Tensor& self, const at::Tensor& other, double rtol,
 }
 
 bool equal(const at::Tensor& self, const at::Tensor& other) {
-  TORCH_CHECK(self.defined() && other.defined(), "equal: both tensors must be "
-              "defined; pass defined tensors.");
-  TORCH_CHECK(self.device() == other.device(), "equal: Cannot compare two tensors on "
-              "different devices. Got: ", self.device(), " and ", other.device(),
-              ". Move one with .to(device).");
+  at::native::check_equal_args(self, other);
   if (self.sizes() != other.sizes()) return false;
   if (self.numel() == 0) return true;
   // eq allocates its result: contiguous, so a plain scan reads it.

@@ -10,6 +10,7 @@
 
 #include <ATen/ATen.h>
 
+#include "aten/CompareDecompositions.h"
 #include "aten/ConvDecompositions.h"
 #include "aten/IndexDecompositions.h"
 #include "aten/LossDecompositions.h"
@@ -639,6 +640,37 @@ TEST(IndexDecompositions, IndexAndIndexPutMatchTheCpuKernels) {
   EXPECT_EQ(errorOf([&] { at::native::index_put__decomposed(y, {i2}, at::ones({4, 5, 6}, at::kDouble), false); }),
             errorOf([&] { y.index_put_({i2}, at::ones({4, 5, 6}, at::kDouble), false); }));
   EXPECT_TRUE(at::equal(y, x));  // the failed calls wrote nothing
+}
+
+TEST(CompareDecompositions, IscloseAndEqualMatchTheCpuKernels) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const at::Tensor a = at::tensor({1.0, 1.0, nan, kInf, -kInf, kInf, 1e-9, 100.0, 1.00001, 0.0});
+  const at::Tensor b = at::tensor({1.0, 1.00001, nan, kInf, kInf, 1e30, 0.0, 100.001, 1.0, -0.0});
+  for (c10::ScalarType dt : {at::kFloat, at::kDouble}) {
+    for (bool equal_nan : {false, true}) {
+      for (const auto& [rtol, atol] : std::vector<std::pair<double, double>>{{1e-5, 1e-8}, {0, 0}, {1e-2, 1e-3}}) {
+        const at::Tensor x = a.to(dt), y = b.to(dt);
+        EXPECT_TRUE(at::equal(at::native::isclose_decomposed(x, y, rtol, atol, equal_nan),
+                              at::isclose(x, y, rtol, atol, equal_nan)))
+            << dt << " " << rtol << " " << atol << " " << equal_nan;
+      }
+    }
+  }
+  const at::Tensor i = at::tensor({5, -3, 100, 7}, at::kLong), j = at::tensor({5, -4, 101, 9}, at::kLong);
+  EXPECT_TRUE(at::equal(at::native::isclose_decomposed(i, j, 0.01, 1, false), at::isclose(i, j, 0.01, 1, false)));
+  const at::Tensor p = at::tensor({true, false}), q = at::tensor({true, true});
+  EXPECT_TRUE(at::equal(at::native::isclose_decomposed(p, q, 1, 1, false), at::isclose(p, q, 1, 1, false)));
+  // Broadcast.
+  EXPECT_TRUE(at::equal(at::native::isclose_decomposed(at::ones({3, 2}), at::ones({2}), 1e-5, 1e-8, false),
+                        at::isclose(at::ones({3, 2}), at::ones({2}), 1e-5, 1e-8, false)));
+  EXPECT_EQ(errorOf([&] { at::native::isclose_decomposed(a, i.to(at::kDouble), -1, 0, false); }),
+            errorOf([&] { at::isclose(a, i.to(at::kDouble), -1, 0, false); }));
+  EXPECT_EQ(errorOf([&] { at::native::isclose_decomposed(a, a.to(at::kDouble), 0, 0, false); }),
+            errorOf([&] { at::isclose(a, a.to(at::kDouble), 0, 0, false); }));
+  for (const auto& [x, y] : std::vector<std::pair<at::Tensor, at::Tensor>>{
+           {a, a}, {a, b}, {i, j}, {i, i}, {at::ones({2}), at::ones({3})}, {at::ones({0}), at::ones({0})}}) {
+    EXPECT_EQ(at::native::equal_decomposed(x, y), at::equal(x, y));
+  }
 }
 
 }  // namespace

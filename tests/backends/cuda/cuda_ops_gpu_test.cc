@@ -553,6 +553,15 @@ TEST_F(Gpu, CompositeMaskedFillMatchesTheCpu) {
             ember_test::errorOf([&] { at::index(x, {at::tensor({7}, at::kLong)}); }));
 }
 
+// isclose, allclose and equal through the core's decompositions.
+TEST_F(Gpu, CompositeIscloseAndEqualMatchTheCpu) {
+  const at::Tensor a = randn({40}), b = a.add(randn({40}).mul(1e-5));
+  EXPECT_TRUE(at::equal(at::isclose(a.to(cuda), b.to(cuda)).cpu(), at::isclose(a, b)));
+  EXPECT_EQ(at::allclose(a.to(cuda), b.to(cuda)), at::allclose(a, b));
+  EXPECT_TRUE(at::equal(a.to(cuda), a.to(cuda)));
+  EXPECT_FALSE(at::equal(a.to(cuda), b.to(cuda)));
+}
+
 // arange, linspace and eye: the CPU's values (range_ops.cuh).
 TEST_F(Gpu, RangeFactoriesAreTheCpus) {
   const at::TensorOptions on_gpu = at::TensorOptions().device(cuda);

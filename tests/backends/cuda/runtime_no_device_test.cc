@@ -326,6 +326,8 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
       {"cumsum.out", [&] { at::Tensor t = handMadeCudaTensor({2, 2}); at::cumsum_out(t, x, 1); }},
       {"masked_fill_ (composite)", [&] { at::Tensor t = x; t.masked_fill_(b, 1.0); }},
       {"nonzero (composite)", [&] { at::nonzero(x); }},
+      {"isclose (composite)", [&] { at::isclose(x, x); }},
+      {"equal (composite)", [&] { at::equal(x, x); }},
       {"index (composite)", [&] { at::index(x, {l.select(1, 0)}); }},
       {"index_put_ (composite)", [&] { at::Tensor t = x; t.index_put_({l.select(1, 0)}, x, true); }},
       {"masked_select (composite)", [&] { at::masked_select(x, b); }},
@@ -410,6 +412,7 @@ TEST_F(NoDevice, ArgumentErrorsAreTheCpusAndComeFirst) {
       {"cumsum_ dtype", [](auto& x, auto&, auto&) { at::Tensor t = x; t.cumsum_(0, at::kDouble); }},
       {"masked_select mask dtype", [](auto& x, auto&, auto& l) { at::masked_select(x, l); }},
       {"index dtype", [](auto& x, auto&, auto&) { at::index(x, {x.select(1, 0)}); }},
+      {"isclose dtypes", [](auto& x, auto&, auto& l) { at::isclose(x, l); }},
       {"index too many", [](auto& x, auto&, auto& l) {
          at::index(x, {l.select(1, 0), l.select(1, 0), l.select(1, 0)});
        }},

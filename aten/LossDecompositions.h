@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <tuple>
 
 #include "aten/Tensor.h"
 
@@ -34,6 +35,16 @@ void check_bce_with_logits_inputs(const Tensor& self, const Tensor& target, int6
 // `t` (named `what`) broadcasts to like's shape; returns that shape check's
 // result for the message.
 void check_broadcasts_to(const Tensor& t, const Tensor& like, const char* op, const char* what);
+// nll_loss's target: class indices (Long, or Byte).
+void check_nll_target_dtype(const Tensor& target, const char* op);
+// nll_loss's weight, when present: 1-d, one per class, the input's dtype.
+void check_nll_weight(const std::optional<Tensor>& weight, const Tensor& self,
+                      int64_t n_classes, const char* op);
+// nll_loss2d's shapes: a 4-d input [N, C, H, W], a 3-d target [N, H, W].
+void check_nll2d_shapes(const Tensor& self, const Tensor& target, const char* op);
+// nll_loss2d_backward's grad_output with reduction None: the target's shape.
+void check_nll2d_elementwise_grad(const Tensor& grad_output, const Tensor& target,
+                                  const char* op);
 // The message when an input element is outside [0, 1].
 [[noreturn]] void throw_bce_input_range(const char* op, int64_t index, double value);
 
@@ -52,6 +63,14 @@ Tensor binary_cross_entropy_backward_decomposed(const Tensor& grad_output, const
                                                 const Tensor& target,
                                                 const std::optional<Tensor>& weight,
                                                 int64_t reduction);
+// nll_loss2d through nll_loss on [N * H * W, C] (the class dim moved last).
+std::tuple<Tensor, Tensor> nll_loss2d_forward_decomposed(const Tensor& self, const Tensor& target,
+                                                         const std::optional<Tensor>& weight,
+                                                         int64_t reduction, int64_t ignore_index);
+Tensor nll_loss2d_backward_decomposed(const Tensor& grad_output, const Tensor& self,
+                                      const Tensor& target, const std::optional<Tensor>& weight,
+                                      int64_t reduction, int64_t ignore_index,
+                                      const Tensor& total_weight);
 
 }  // namespace native
 }  // namespace at

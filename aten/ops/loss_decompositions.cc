@@ -173,7 +173,97 @@ Tensor binary_cross_entropy_backward_decomposed(const Tensor& grad_output, const
   return grad.expand(self.sizes()).contiguous();
 }
 
+void check_nll_target_dtype(const Tensor& target, const char* op) {
+  TORCH_CHECK(target.scalar_type() == c10::kLong || target.scalar_type() == c10::kByte,
+              op, ": expected scalar type Long but found ", target.scalar_type(),
+              " for the target; nll_loss takes class indices (Long). For class "
+              "probabilities use cross_entropy_loss.");
+}
+
+void check_nll_weight(const std::optional<Tensor>& weight, const Tensor& self,
+                      int64_t n_classes, const char* op) {
+  if (!weight.has_value() || !weight->defined()) return;
+  TORCH_CHECK(weight->dim() == 1 && weight->numel() == n_classes, op,
+              ": weight tensor should be defined either for all ", n_classes,
+              " classes or no classes but got weight tensor of shape: ", weight->sizes());
+  TORCH_CHECK(weight->scalar_type() == self.scalar_type(), op, ": expected the weight "
+              "to have the input's dtype ", self.scalar_type(), ", but got ",
+              weight->scalar_type(), ".");
+}
+
+void check_nll2d_shapes(const Tensor& self, const Tensor& target, const char* op) {
+  TORCH_CHECK(target.dim() == 3, op, ": only batches of spatial targets supported "
+              "(3D tensors) but got targets of dimension: ", target.dim());
+  TORCH_CHECK(self.dim() == 4, op, ": only batches of spatial inputs supported (4D "
+              "tensors), but got input of dimension: ", self.dim());
+  TORCH_CHECK(self.size(0) == target.size(0) && self.size(2) == target.size(1) &&
+                  self.size(3) == target.size(2),
+              op, ": input and target batch or spatial sizes don't match: target ",
+              target.sizes(), ", input ", self.sizes());
+}
+
+void check_nll2d_elementwise_grad(const Tensor& grad_output, const Tensor& target,
+                                  const char* op) {
+  TORCH_CHECK(grad_output.dim() == 3, op, ": grad_output must have same dimension "
+              "as target (3) but got dimension: ", grad_output.dim());
+  TORCH_CHECK(grad_output.sizes() == target.sizes(), op, ": grad_output sizes don't "
+              "match target sizes: target ", target.sizes(), ", grad_output ",
+              grad_output.sizes());
+}
+
+namespace {
+
+// nll_loss2d's checks, in the CPU kernel's order.
+void check_nll2d(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
+                 int64_t reduction, const char* op) {
+  TORCH_CHECK(self.defined(), op, ": the input tensor is undefined; pass a defined tensor.");
+  TORCH_CHECK(target.defined(), op, ": the target tensor is undefined; pass a defined tensor.");
+  check_loss_reduction(reduction, op);
+  check_loss_floating(self, op, "input");
+  check_nll_target_dtype(target, op);
+  check_nll2d_shapes(self, target, op);
+  check_nll_weight(weight, self, self.size(1), op);
+}
+
+// [N, C, H, W] as [N * H * W, C], and the target as [N * H * W] Long.
+Tensor classes_last(const Tensor& self) {
+  return self.permute({0, 2, 3, 1}).reshape({-1, self.size(1)});
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor> nll_loss2d_forward_decomposed(const Tensor& self, const Tensor& target,
+                                                         const std::optional<Tensor>& weight,
+                                                         int64_t reduction, int64_t ignore_index) {
+  check_nll2d(self, target, weight, reduction, "nll_loss2d_forward");
+  auto result = at::nll_loss_forward(classes_last(self), target.reshape({-1}).to(c10::kLong),
+                                     weight, reduction, ignore_index);
+  Tensor output = std::get<0>(result);
+  if (reduction == Reduction::None) output = output.reshape(target.sizes());
+  return {output, std::get<1>(result)};
+}
+
+Tensor nll_loss2d_backward_decomposed(const Tensor& grad_output, const Tensor& self,
+                                      const Tensor& target, const std::optional<Tensor>& weight,
+                                      int64_t reduction, int64_t ignore_index,
+                                      const Tensor& total_weight) {
+  const char* op = "nll_loss2d_backward";
+  check_nll2d(self, target, weight, reduction, op);
+  TORCH_CHECK(grad_output.defined(), op, ": the grad_output tensor is undefined; pass a "
+              "defined tensor.");
+  if (reduction == Reduction::None) check_nll2d_elementwise_grad(grad_output, target, op);
+  const Tensor g = reduction == Reduction::None ? grad_output.reshape({-1}) : grad_output;
+  const Tensor flat = at::nll_loss_backward(g, classes_last(self),
+                                            target.reshape({-1}).to(c10::kLong), weight,
+                                            reduction, ignore_index, total_weight);
+  return flat.reshape({self.size(0), self.size(2), self.size(3), self.size(1)})
+      .permute({0, 3, 1, 2})
+      .contiguous();
+}
+
 TORCH_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
+  m.impl("nll_loss2d_forward", TORCH_FN(nll_loss2d_forward_decomposed));
+  m.impl("nll_loss2d_backward", TORCH_FN(nll_loss2d_backward_decomposed));
   m.impl("mse_loss", TORCH_FN(mse_loss_decomposed));
   m.impl("mse_loss_backward", TORCH_FN(mse_loss_backward_decomposed));
   m.impl("binary_cross_entropy", TORCH_FN(binary_cross_entropy_decomposed));

@@ -16,6 +16,7 @@
 #include "aten/Reduction.h"
 #include "aten/WrapDimUtils.h"
 #include "backends/cpu/TensorIterator.h"
+#include "aten/LossDecompositions.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/nn.h"
 #include "backends/cpu/nn_utils.h"
@@ -44,22 +45,10 @@ struct NllShape {
   bool elementwise;  // reduction None with a batch: one loss per target
 };
 
-void check_target_dtype(const at::Tensor& target, const char* op) {
-  TORCH_CHECK(target.scalar_type() == c10::kLong || target.scalar_type() == c10::kByte,
-              op, ": expected scalar type Long but found ", target.scalar_type(),
-              " for the target; nll_loss takes class indices (Long). For class "
-              "probabilities use cross_entropy_loss.");
-}
+using at::native::check_nll_weight;
 
-void check_nll_weight(const std::optional<at::Tensor>& weight, const at::Tensor& self,
-                      int64_t n_classes, const char* op) {
-  if (!nn::present(weight)) return;
-  TORCH_CHECK(weight->dim() == 1 && weight->numel() == n_classes, op,
-              ": weight tensor should be defined either for all ", n_classes,
-              " classes or no classes but got weight tensor of shape: ", weight->sizes());
-  TORCH_CHECK(weight->scalar_type() == self.scalar_type(), op, ": expected the weight "
-              "to have the input's dtype ", self.scalar_type(), ", but got ",
-              weight->scalar_type(), ".");
+void check_target_dtype(const at::Tensor& target, const char* op) {
+  at::native::check_nll_target_dtype(target, op);
 }
 
 void check_nll_inputs(const at::Tensor& self, const at::Tensor& target, int64_t reduction,
@@ -94,14 +83,7 @@ NllShape nll2d_shape(const at::Tensor& self, const at::Tensor& target,
                      const std::optional<at::Tensor>& weight, int64_t reduction,
                      const char* op) {
   check_nll_inputs(self, target, reduction, op);
-  TORCH_CHECK(target.dim() == 3, op, ": only batches of spatial targets supported "
-              "(3D tensors) but got targets of dimension: ", target.dim());
-  TORCH_CHECK(self.dim() == 4, op, ": only batches of spatial inputs supported (4D "
-              "tensors), but got input of dimension: ", self.dim());
-  TORCH_CHECK(self.size(0) == target.size(0) && self.size(2) == target.size(1) &&
-                  self.size(3) == target.size(2),
-              op, ": input and target batch or spatial sizes don't match: target ",
-              target.sizes(), ", input ", self.sizes());
+  at::native::check_nll2d_shapes(self, target, op);
   check_nll_weight(weight, self, self.size(1), op);
   return {self.size(0), self.size(1), self.size(2) * self.size(3), reduction == kNone};
 }
@@ -294,11 +276,7 @@ at::Tensor nll_loss2d_backward_cpu(const at::Tensor& grad_output, const at::Tens
   const NllShape g = nll2d_shape(self, target, weight, reduction, op);
   if (g.elementwise) {
     nn::check_defined(grad_output, op, "grad_output");
-    TORCH_CHECK(grad_output.dim() == 3, op, ": grad_output must have same dimension "
-                "as target (3) but got dimension: ", grad_output.dim());
-    TORCH_CHECK(grad_output.sizes() == target.sizes(), op, ": grad_output sizes don't "
-                "match target sizes: target ", target.sizes(), ", grad_output ",
-                grad_output.sizes());
+    at::native::check_nll2d_elementwise_grad(grad_output, target, op);
   }
   return nll_backward(grad_output, self, target, weight, reduction, ignore_index,
                       total_weight, g, op);

@@ -673,4 +673,36 @@ TEST(CompareDecompositions, IscloseAndEqualMatchTheCpuKernels) {
   }
 }
 
+TEST(LossDecompositions, NllLoss2dMatchesTheCpuKernel) {
+  at::manual_seed(14);
+  const at::Tensor x = at::log_softmax(at::randn({2, 4, 3, 5}), 1);
+  at::Tensor t = at::randint(0, 4, {2, 3, 5});
+  t.select(0, 1).select(0, 2).fill_(-100);  // ignored
+  const at::Tensor w = at::rand({4});
+  for (int64_t r : {0, 1, 2}) {
+    for (bool weighted : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "reduction " << r << " weighted " << weighted);
+      const std::optional<at::Tensor> ow = weighted ? std::optional<at::Tensor>(w) : std::nullopt;
+      const auto want = at::nll_loss2d_forward(x, t, ow, r, -100);
+      const auto got = at::native::nll_loss2d_forward_decomposed(x, t, ow, r, -100);
+      expect_close(std::get<0>(got), std::get<0>(want), 1e-6);
+      expect_close(std::get<1>(got), std::get<1>(want), 1e-6);
+      const at::Tensor g = r == 0 ? at::randn({2, 3, 5}) : at::randn({});
+      expect_close(at::native::nll_loss2d_backward_decomposed(g, x, t, ow, r, -100, std::get<1>(want)),
+                   at::nll_loss2d_backward(g, x, t, ow, r, -100, std::get<1>(want)), 1e-6);
+    }
+  }
+  EXPECT_EQ(errorOf([&] { at::native::nll_loss2d_forward_decomposed(x, t.select(0, 0), std::nullopt, 1, -100); }),
+            errorOf([&] { at::nll_loss2d_forward(x, t.select(0, 0), std::nullopt, 1, -100); }));
+  EXPECT_EQ(errorOf([&] { at::native::nll_loss2d_forward_decomposed(x, t.to(at::kInt), std::nullopt, 1, -100); }),
+            errorOf([&] { at::nll_loss2d_forward(x, t.to(at::kInt), std::nullopt, 1, -100); }));
+  EXPECT_EQ(errorOf([&] { at::native::nll_loss2d_forward_decomposed(x, t, at::ones({3}), 1, -100); }),
+            errorOf([&] { at::nll_loss2d_forward(x, t, at::ones({3}), 1, -100); }));
+  EXPECT_EQ(errorOf([&] {
+              at::native::nll_loss2d_backward_decomposed(at::ones({2, 3}), x, t, std::nullopt, 0, -100,
+                                                         at::ones({}));
+            }),
+            errorOf([&] { at::nll_loss2d_backward(at::ones({2, 3}), x, t, std::nullopt, 0, -100, at::ones({})); }));
+}
+
 }  // namespace

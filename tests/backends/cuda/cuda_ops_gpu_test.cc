@@ -553,6 +553,18 @@ TEST_F(Gpu, CompositeMaskedFillMatchesTheCpu) {
             ember_test::errorOf([&] { at::index(x, {at::tensor({7}, at::kLong)}); }));
 }
 
+// nll_loss2d (and so cross_entropy over [N, C, H, W]) through the core's
+// decomposition onto nll_loss.
+TEST_F(Gpu, CompositeNllLoss2dMatchesTheCpu) {
+  const at::Tensor x = randn({2, 4, 3, 5}), t = at::randint(0, 4, {2, 3, 5});
+  at::Tensor cx = x.clone().set_requires_grad(true), gx = x.to(cuda).set_requires_grad(true);
+  const at::Tensor cl = at::cross_entropy_loss(cx, t), gl = at::cross_entropy_loss(gx, t.to(cuda));
+  expect_close(gl.detach(), cl.detach(), 1e-5, 1e-6);
+  cl.backward();
+  gl.backward();
+  expect_close(gx.grad(), cx.grad(), 1e-5, 1e-6);
+}
+
 // isclose, allclose and equal through the core's decompositions.
 TEST_F(Gpu, CompositeIscloseAndEqualMatchTheCpu) {
   const at::Tensor a = randn({40}), b = a.add(randn({40}).mul(1e-5));

@@ -327,6 +327,9 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
       {"masked_fill_ (composite)", [&] { at::Tensor t = x; t.masked_fill_(b, 1.0); }},
       {"nonzero (composite)", [&] { at::nonzero(x); }},
       {"isclose (composite)", [&] { at::isclose(x, x); }},
+      {"nll_loss2d (composite)", [&] {
+         at::nll_loss2d(handMadeCudaTensor({1, 2, 2, 2}), handMadeCudaTensor({1, 2, 2}, c10::kLong));
+       }},
       {"equal (composite)", [&] { at::equal(x, x); }},
       {"index (composite)", [&] { at::index(x, {l.select(1, 0)}); }},
       {"index_put_ (composite)", [&] { at::Tensor t = x; t.index_put_({l.select(1, 0)}, x, true); }},
@@ -413,6 +416,7 @@ TEST_F(NoDevice, ArgumentErrorsAreTheCpusAndComeFirst) {
       {"masked_select mask dtype", [](auto& x, auto&, auto& l) { at::masked_select(x, l); }},
       {"index dtype", [](auto& x, auto&, auto&) { at::index(x, {x.select(1, 0)}); }},
       {"isclose dtypes", [](auto& x, auto&, auto& l) { at::isclose(x, l); }},
+      {"nll_loss2d dims", [](auto& x, auto&, auto& l) { at::nll_loss2d(x, l); }},
       {"index too many", [](auto& x, auto&, auto& l) {
          at::index(x, {l.select(1, 0), l.select(1, 0), l.select(1, 0)});
        }},

@@ -1,13 +1,58 @@
 #include "aten/Resize.h"
 
+#include <algorithm>
 #include <cstdint>
 
 #include "aten/Functions.h"
+#include "c10/core/StridedExtent.h"
 #include "c10/core/impl/LocalDispatchKeySet.h"
 #include "c10/util/Exception.h"
 
 namespace at {
 namespace native {
+
+Tensor& resize_storage_and_shape(Tensor& self, c10::IntArrayRef size,
+                                 std::optional<c10::MemoryFormat> memory_format,
+                                 c10::Allocator* fallback,
+                                 const std::function<void(void*, const void*, size_t)>& copy_bytes) {
+  c10::check_sizes_non_negative(size, "resize_");
+  const c10::MemoryFormat format = memory_format.value_or(c10::MemoryFormat::Contiguous);
+  TORCH_CHECK(format != c10::MemoryFormat::Preserve, "resize_: memory format "
+              "Preserve is not supported (there is no layout to keep when the "
+              "shape changes). Pass Contiguous or ChannelsLast.");
+  TORCH_CHECK(format != c10::MemoryFormat::ChannelsLast || size.size() == 4,
+              "resize_: memory format ChannelsLast needs 4 sizes (N, C, H, W), "
+              "but got ", size, ". Pass 4 sizes or use Contiguous.");
+  if (self.sizes() == size && !memory_format.has_value()) return self;
+  c10::TensorImpl* impl = self.unsafeGetTensorImpl();
+  const size_t needed =
+      c10::checked_contiguous_nbytes(size, self.itemsize(), "resize_") +
+      static_cast<size_t>(self.storage_offset()) * self.itemsize();
+  const c10::Storage& storage = impl->storage();
+  if (storage.nbytes() < needed) {
+    TORCH_CHECK(storage.resizable(), "resize_: the tensor needs ", needed,
+                " bytes to be resized to ", size, " but its storage holds ",
+                storage.nbytes(), " and is not resizable (it wraps memory "
+                "Ember does not own). Resize a tensor Ember allocated.");
+    c10::Allocator* allocator = storage.allocator() != nullptr ? storage.allocator() : fallback;
+    c10::DataPtr fresh = allocator->allocate(needed);
+    if (storage.nbytes() > 0 && storage.data() != nullptr) {
+      copy_bytes(fresh.get(), storage.data(), storage.nbytes());
+    }
+    storage.set_data_ptr_noswap(std::move(fresh));
+    storage.set_nbytes(needed);
+  }
+  if (format == c10::MemoryFormat::ChannelsLast) {
+    const int64_t c = std::max<int64_t>(size[1], 1);
+    const int64_t w = std::max<int64_t>(size[3], 1);
+    const int64_t h = std::max<int64_t>(size[2], 1);
+    const int64_t strides[4] = {h * w * c, 1, w * c, c};
+    impl->set_sizes_and_strides(size, strides, self.storage_offset());
+  } else {
+    impl->set_sizes_contiguous(size);
+  }
+  return self;
+}
 
 void resize_out(const Tensor& out, c10::IntArrayRef shape, const char* op) {
   if (out.sizes() == shape) return;

@@ -9,7 +9,11 @@
 // shape. Safe from any thread for distinct tensors.
 #pragma once
 
+#include <functional>
+#include <optional>
+
 #include "aten/Tensor.h"
+#include "c10/core/Allocator.h"
 #include "c10/util/ArrayRef.h"
 
 namespace at {
@@ -32,6 +36,20 @@ bool resize_output(const Tensor& out, c10::IntArrayRef shape, const char* op);
 // the factories' out= forms (zeros.out, full.out, ...) resize as PyTorch's
 // do, with resize_.
 void resize_out(const Tensor& out, c10::IntArrayRef shape, const char* op);
+
+// at::native::resize_storage_and_shape
+//
+// What every backend's resize_ does: checks the sizes and the memory format
+// (Contiguous, or ChannelsLast for 4 sizes), grows the storage when it is
+// too small (a fresh block from the storage's allocator, or `fallback` when
+// it has none; the old bytes moved with `copy_bytes(dst, src, n)`, the
+// backend's copy; a storage that is not resizable is refused), then sets
+// the sizes and strides. Nothing happens when the sizes already match and
+// no format is given.
+Tensor& resize_storage_and_shape(Tensor& self, c10::IntArrayRef size,
+                                 std::optional<c10::MemoryFormat> memory_format,
+                                 c10::Allocator* fallback,
+                                 const std::function<void(void*, const void*, size_t)>& copy_bytes);
 
 }  // namespace native
 }  // namespace at

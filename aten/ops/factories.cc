@@ -1,6 +1,8 @@
 // Factories written in terms of empty and fill_: one composite kernel for
 // every backend.
 #include "aten/Functions.h"
+#include "aten/Resize.h"
+#include "c10/util/Exception.h"
 #include "registration/library.h"
 
 namespace at {
@@ -174,6 +176,46 @@ Tensor eye(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> lay
 }  // namespace
 }  // namespace native
 }  // namespace at
+
+namespace at {
+namespace native {
+namespace {
+
+// The factories' out= forms for backends without their own (the CPU plugin
+// has kernels): `out` keeps its dtype, is resized as resize_ resizes (no
+// warning, as PyTorch's), then filled.
+Tensor& filled_out(IntArrayRef size, const Scalar& value, Tensor& out, const char* op) {
+  resize_out(out, size, op);
+  return out.fill_(value);
+}
+Tensor& full_out_composite(IntArrayRef size, const Scalar& fill_value, Tensor& out) {
+  return filled_out(size, fill_value, out, "full");
+}
+Tensor& zeros_out_composite(IntArrayRef size, Tensor& out) {
+  return filled_out(size, 0, out, "zeros");
+}
+Tensor& ones_out_composite(IntArrayRef size, Tensor& out) {
+  return filled_out(size, 1, out, "ones");
+}
+Tensor& empty_out_composite(IntArrayRef size, std::optional<c10::MemoryFormat> memory_format,
+                            Tensor& out) {
+  TORCH_CHECK(!memory_format.has_value(), "empty: 'memory_format' argument is "
+              "incompatible with 'out' tensor argument; leave it unset (the out "
+              "tensor's strides are kept when its shape already matches).");
+  resize_out(out, size, "empty");
+  return out;
+}
+
+}  // namespace
+}  // namespace native
+}  // namespace at
+
+TORCH_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
+  m.impl("full.out", TORCH_FN(at::native::full_out_composite));
+  m.impl("zeros.out", TORCH_FN(at::native::zeros_out_composite));
+  m.impl("ones.out", TORCH_FN(at::native::ones_out_composite));
+  m.impl("empty.out", TORCH_FN(at::native::empty_out_composite));
+}
 
 TORCH_LIBRARY_IMPL(aten, CompositeImplicitAutograd, m) {
   m.impl("zeros", TORCH_FN(at::native::zeros));

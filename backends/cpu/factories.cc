@@ -11,6 +11,7 @@
 
 #include "aten/EmptyTensor.h"
 #include "aten/FactoryChecks.h"
+#include "aten/Resize.h"
 #include "backends/cpu/TensorIterator.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/kernels.h"
@@ -103,44 +104,9 @@ at::Tensor empty_strided_cpu(c10::IntArrayRef sizes, c10::IntArrayRef strides,
 // and resize_out, aten/Resize.h) check and warn before they dispatch here.
 at::Tensor& resize_(at::Tensor& self, c10::IntArrayRef size,
                     std::optional<c10::MemoryFormat> memory_format) {
-  c10::check_sizes_non_negative(size, "resize_");
-  const c10::MemoryFormat format = memory_format.value_or(c10::MemoryFormat::Contiguous);
-  TORCH_CHECK(format != c10::MemoryFormat::Preserve, "resize_: memory format "
-              "Preserve is not supported (there is no layout to keep when the "
-              "shape changes). Pass Contiguous or ChannelsLast.");
-  TORCH_CHECK(format != c10::MemoryFormat::ChannelsLast || size.size() == 4,
-              "resize_: memory format ChannelsLast needs 4 sizes (N, C, H, W), "
-              "but got ", size, ". Pass 4 sizes or use Contiguous.");
-  if (self.sizes() == size && !memory_format.has_value()) return self;
-  c10::TensorImpl* impl = self.unsafeGetTensorImpl();
-  const size_t needed =
-      c10::checked_contiguous_nbytes(size, self.itemsize(), "resize_") +
-      static_cast<size_t>(self.storage_offset()) * self.itemsize();
-  const c10::Storage& storage = impl->storage();
-  if (storage.nbytes() < needed) {
-    TORCH_CHECK(storage.resizable(), "resize_: the tensor needs ", needed,
-                " bytes to be resized to ", size, " but its storage holds ",
-                storage.nbytes(), " and is not resizable (it wraps memory "
-                "Ember does not own). Resize a tensor Ember allocated.");
-    c10::Allocator* allocator =
-        storage.allocator() != nullptr ? storage.allocator() : c10::GetCPUAllocator();
-    c10::DataPtr fresh = allocator->allocate(needed);
-    if (storage.nbytes() > 0 && storage.data() != nullptr) {
-      std::memcpy(fresh.get(), storage.data(), storage.nbytes());
-    }
-    storage.set_data_ptr_noswap(std::move(fresh));
-    storage.set_nbytes(needed);
-  }
-  if (format == c10::MemoryFormat::ChannelsLast) {
-    const int64_t c = std::max<int64_t>(size[1], 1);
-    const int64_t w = std::max<int64_t>(size[3], 1);
-    const int64_t h = std::max<int64_t>(size[2], 1);
-    const int64_t strides[4] = {h * w * c, 1, w * c, c};
-    impl->set_sizes_and_strides(size, strides, self.storage_offset());
-  } else {
-    impl->set_sizes_contiguous(size);
-  }
-  return self;
+  return at::native::resize_storage_and_shape(
+      self, size, memory_format, c10::GetCPUAllocator(),
+      [](void* dst, const void* src, size_t n) { std::memcpy(dst, src, n); });
 }
 
 // ---- registered kernels ---------------------------------------------------------
@@ -274,38 +240,5 @@ at::Tensor& eye_m_out(int64_t n, int64_t m, at::Tensor& out) {
 }
 
 at::Tensor& eye_out(int64_t n, at::Tensor& out) { return eye_m_out(n, n, out); }
-
-// The factories' out= forms, as PyTorch's: `out` keeps its dtype and is
-// resized with resize_ (no warning when it had elements), then filled.
-namespace {
-at::Tensor& filled_out(c10::IntArrayRef size, const c10::Scalar& value, at::Tensor& out,
-                       const char* op) {
-  resize_contiguous(out, size, op);
-  return fill_(out, value);
-}
-}  // namespace
-
-at::Tensor& full_out(c10::IntArrayRef size, const c10::Scalar& fill_value, at::Tensor& out) {
-  return filled_out(size, fill_value, out, "full");
-}
-
-at::Tensor& zeros_out(c10::IntArrayRef size, at::Tensor& out) {
-  return filled_out(size, 0, out, "zeros");
-}
-
-at::Tensor& ones_out(c10::IntArrayRef size, at::Tensor& out) {
-  return filled_out(size, 1, out, "ones");
-}
-
-// empty.out: only resizes. PyTorch refuses a memory format here, the out
-// tensor's layout being the caller's.
-at::Tensor& empty_out(c10::IntArrayRef size, std::optional<c10::MemoryFormat> memory_format,
-                      at::Tensor& out) {
-  TORCH_CHECK(!memory_format.has_value(), "empty: 'memory_format' argument is "
-              "incompatible with 'out' tensor argument; leave it unset (the out "
-              "tensor's strides are kept when its shape already matches).");
-  resize_contiguous(out, size, "empty");
-  return out;
-}
 
 }  // namespace ember::cpu

@@ -45,7 +45,7 @@ namespace ember::cpu {
 // arange: start, start + step, ... up to end (excluded), in out's dtype.
 // linspace: `steps` values evenly spaced from start to end (both included).
 // eye: ones on the diagonal of an n x m matrix (m = n for eye.out).
-// The out= forms of empty, zeros, ones and full: `out` resized (resize_, no
-// warning) to `size`, keeping its dtype, then filled (empty: left as is).
+// (The out= forms of empty, zeros, ones and full are the core's
+// CompositeExplicitAutograd kernels, aten/ops/factories.cc.)
 
 }  // namespace ember::cpu

@@ -44,16 +44,6 @@ inline bool resize_output(const at::Tensor& out, c10::IntArrayRef shape,
   return at::native::resize_output(out, shape, op);
 }
 
-// ember::cpu::resize_contiguous
-//
-// at::native::resize_out: Tensor::resize_ for an out= argument, without a
-// warning (the factories' out= forms: zeros.out, full.out, ...); refused,
-// naming `op`, when the storage is not resizable.
-inline void resize_contiguous(const at::Tensor& out, c10::IntArrayRef shape,
-                              const char* op) {
-  at::native::resize_out(out, shape, op);
-}
-
 // ember::cpu::copy_into
 //
 // copy_(dst, src) for a `dst` the caller holds by const reference (the

@@ -299,7 +299,28 @@ c10::Scalar local_scalar_dense(const at::Tensor& self) {
 
 }  // namespace
 
+namespace {
+
+// resize_: the core's checks and shape logic; a larger storage comes from
+// the CUDA caching allocator and the old bytes are copied on the device's
+// current stream (so later kernels on that stream see them).
+at::Tensor& resize_(at::Tensor& self, c10::IntArrayRef size,
+                    std::optional<c10::MemoryFormat> memory_format) {
+  const c10::Device device = self.device();
+  requireDevice("resize_");
+  c10::DeviceGuard guard(device);
+  return at::native::resize_storage_and_shape(
+      self, size, memory_format, c10::GetAllocator(c10::kCUDA),
+      [device](void* dst, const void* src, size_t n) {
+        C10_CUDA_CHECK(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice,
+                                       static_cast<cudaStream_t>(current_stream(device))));
+      });
+}
+
+}  // namespace
+
 TORCH_LIBRARY_IMPL(aten, CUDA, m) {
+  m.impl("resize_", TORCH_FN(resize_));
   m.impl("empty.memory_format", TORCH_FN(empty));
   m.impl("empty_strided", TORCH_FN(empty_strided));
   m.impl("copy_", TORCH_FN(copy_));

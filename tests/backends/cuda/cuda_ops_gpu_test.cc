@@ -565,6 +565,21 @@ TEST_F(Gpu, CompositeNllLoss2dMatchesTheCpu) {
   expect_close(gx.grad(), cx.grad(), 1e-5, 1e-6);
 }
 
+// resize_ (and so out= arguments of another shape): the storage grows on the
+// device and keeps its bytes.
+TEST_F(Gpu, ResizeGrowsTheStorageAndKeepsTheBytes) {
+  at::Tensor t = at::arange(6, at::TensorOptions().device(cuda).dtype(at::kFloat));
+  t.resize_({2, 3});
+  EXPECT_TRUE(at::equal(t.cpu(), at::arange(6, at::kFloat).reshape({2, 3})));
+  t.resize_({4, 5});
+  EXPECT_TRUE(at::equal(t.cpu().reshape({-1}).narrow(0, 0, 6), at::arange(6, at::kFloat)));
+  at::Tensor out = at::empty({0}, at::TensorOptions().device(cuda));
+  at::add_out(out, at::ones({3}).to(cuda), at::ones({3}).to(cuda));
+  EXPECT_TRUE(at::equal(out.cpu(), at::full({3}, 2.0)));
+  at::full_out(out, {2, 2}, 7);  // the factories' out= forms (core composites)
+  EXPECT_TRUE(at::equal(out.cpu(), at::full({2, 2}, 7.0)));
+}
+
 // isclose, allclose and equal through the core's decompositions.
 TEST_F(Gpu, CompositeIscloseAndEqualMatchTheCpu) {
   const at::Tensor a = randn({40}), b = a.add(randn({40}).mul(1e-5));

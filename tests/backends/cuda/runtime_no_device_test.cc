@@ -327,6 +327,8 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
       {"masked_fill_ (composite)", [&] { at::Tensor t = x; t.masked_fill_(b, 1.0); }},
       {"nonzero (composite)", [&] { at::nonzero(x); }},
       {"isclose (composite)", [&] { at::isclose(x, x); }},
+      {"resize_", [&] { at::Tensor t = handMadeCudaTensor({2}); t.resize_({100}); }},
+      {"zeros.out (composite)", [&] { at::Tensor t = handMadeCudaTensor({2}); at::zeros_out(t, {2}); }},
       {"nll_loss2d (composite)", [&] {
          at::nll_loss2d(handMadeCudaTensor({1, 2, 2, 2}), handMadeCudaTensor({1, 2, 2}, c10::kLong));
        }},

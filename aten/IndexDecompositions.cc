@@ -83,75 +83,14 @@ struct AdvancedIndex {
 AdvancedIndex plan_index(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
                          const char* op) {
   const int64_t nd = self.dim();
-  std::vector<Tensor> per_dim;
-  int64_t consumed = 0;
-  for (const auto& entry : indices) {
-    if (!entry.has_value() || !entry->defined()) {
-      per_dim.emplace_back();
-      ++consumed;
-      continue;
-    }
-    const Tensor& idx = *entry;
-    const c10::ScalarType t = idx.scalar_type();
-    if (t == c10::kBool || t == c10::kByte) {
-      TORCH_CHECK_INDEX(idx.dim() > 0, op, ": a 0-dimensional boolean index is not "
-                        "supported; unsqueeze it or index with a 1-d mask instead.");
-      TORCH_CHECK_INDEX(consumed + idx.dim() <= nd, op, ": too many indices for tensor "
-                        "of dimension ", nd, " (the mask of shape ", idx.sizes(),
-                        " at position ", per_dim.size(), " reaches past the last dim).");
-      for (int64_t j = 0; j < idx.dim(); ++j) {
-        TORCH_CHECK_INDEX(idx.size(j) == self.size(consumed + j), op, ": The shape of "
-                          "the mask ", idx.sizes(), " at index ", j, " does not match "
-                          "the shape of the indexed tensor ", self.sizes(), " at index ",
-                          consumed + j, ".");
-      }
-      const Tensor nz = nonzero_decomposed(idx.to(c10::kBool));
-      for (int64_t j = 0; j < idx.dim(); ++j) per_dim.push_back(nz.select(1, j));
-      consumed += idx.dim();
-      continue;
-    }
-    TORCH_CHECK_INDEX(t == c10::kLong || t == c10::kInt, op,
-                      ": tensors used as indices must be long, int, byte or bool "
-                      "tensors, but got an index of dtype ", t, ".");
-    TORCH_CHECK_INDEX(consumed < nd, op, ": too many indices for tensor of dimension ",
-                      nd, " (got ", indices.size(), ").");
-    per_dim.push_back(idx);
-    ++consumed;
-  }
-  TORCH_CHECK_INDEX(consumed <= nd, op, ": too many indices for tensor of dimension ",
-                    nd, " (got ", indices.size(), ").");
-  per_dim.resize(static_cast<size_t>(nd));
-  // B, the broadcast of the index tensors, and each index in range.
-  std::vector<int64_t> b_shape;
-  std::vector<int64_t> indexed;
-  for (int64_t d = 0; d < nd; ++d) {
+  const IndexedDims dims = expand_indices(self, indices, op);
+  const std::vector<Tensor>& per_dim = dims.per_dim;
+  const std::vector<int64_t>& indexed = dims.indexed;
+  const std::vector<int64_t>& b_shape = dims.b_shape;
+  // Each index in range, checked on its device: one read per index tensor;
+  // the first bad one is looked up on the CPU only to report it.
+  for (int64_t d : indexed) {
     const Tensor& idx = per_dim[static_cast<size_t>(d)];
-    if (!idx.defined()) continue;
-    if (indexed.empty()) {
-      b_shape = idx.sizes().vec();
-    } else {
-      const size_t n = std::max(b_shape.size(), idx.sizes().size());
-      std::vector<int64_t> out(n);
-      for (size_t i = 0; i < n; ++i) {
-        const int64_t x = i < n - b_shape.size() ? 1 : b_shape[i - (n - b_shape.size())];
-        const int64_t y = i < n - idx.sizes().size()
-                              ? 1
-                              : idx.size(static_cast<int64_t>(i - (n - idx.sizes().size())));
-        if (!(x == y || x == 1 || y == 1)) {
-          std::string shapes;
-          for (const Tensor& other : per_dim) {
-            if (!other.defined()) continue;
-            shapes += (shapes.empty() ? "" : ", ") + c10::str(other.sizes());
-          }
-          C10_THROW_ERROR(IndexError, c10::str(op, ": shape mismatch: indexing tensors "
-                                               "could not be broadcast together with "
-                                               "shapes ", shapes, "."));
-        }
-        out[i] = x == 1 ? y : x;
-      }
-      b_shape = out;
-    }
-    indexed.push_back(d);
     const int64_t size = self.size(d);
     const Tensor bad = at::logical_or(at::lt(idx, -size), at::ge(idx, size));
     if (idx.numel() > 0 && at::any(bad).item<bool>()) {

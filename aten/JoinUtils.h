@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "aten/Tensor.h"
@@ -63,6 +64,20 @@ bool scatter_reduce_is_add(c10::string_view reduce, const char* op);
 // The broadcast of two shapes for the index ops (masked_select, index);
 // throws naming `op` and both shapes.
 std::vector<int64_t> broadcast_shapes(c10::IntArrayRef a, c10::IntArrayRef b, const char* op);
+
+// Advanced indexing's indices (index, index_put_), checked: one entry per
+// dim of self (undefined where not indexed) with Bool/Byte masks replaced by
+// the columns of their nonzero() coordinates; the indexed dims in order;
+// and B, the broadcast of the index tensors. Errors are PyTorch's
+// IndexErrors. The index values are not checked here (against
+// self.size(d), negative ones counting from the end): the caller does it.
+struct IndexedDims {
+  std::vector<Tensor> per_dim;
+  std::vector<int64_t> indexed;
+  std::vector<int64_t> b_shape;
+};
+IndexedDims expand_indices(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
+                           const char* op);
 
 // masked ops: a Bool mask; for masked_fill_, a mask that broadcasts to
 // self's shape (never the other way: self is written) and shares no memory

@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "aten/JoinUtils.h"
 #include "backends/cpu/indexing.h"
 #include "backends/cpu/indexing_utils.h"
 #include "backends/cpu/tensor_utils.h"
@@ -32,86 +33,13 @@ IndexPlan make_plan(const at::Tensor& self,
                     const std::vector<std::optional<at::Tensor>>& indices,
                     const char* op) {
   const int64_t nd = self.dim();
-  // One entry per dim of self: the Long/Int index tensor applied to it, or
-  // undefined. Masks expand into their nonzero columns.
-  std::vector<at::Tensor> per_dim;
-  std::vector<at::Tensor> keep_alive;
-  int64_t consumed = 0;
-  for (const auto& entry : indices) {
-    if (!entry.has_value() || !entry->defined()) {
-      per_dim.emplace_back();
-      ++consumed;
-      continue;
-    }
-    const at::Tensor& idx = *entry;
-    const c10::ScalarType t = idx.scalar_type();
-    if (t == c10::ScalarType::Bool || t == c10::ScalarType::Byte) {
-      TORCH_CHECK_INDEX(idx.dim() > 0, op, ": a 0-dimensional boolean index is not "
-                        "supported; unsqueeze it or index with a 1-d mask instead.");
-      TORCH_CHECK_INDEX(consumed + idx.dim() <= nd, op, ": too many indices for tensor "
-                        "of dimension ", nd, " (the mask of shape ", idx.sizes(),
-                        " at position ", per_dim.size(), " reaches past the last dim).");
-      for (int64_t j = 0; j < idx.dim(); ++j) {
-        TORCH_CHECK_INDEX(idx.size(j) == self.size(consumed + j), op, ": The shape of "
-                          "the mask ", idx.sizes(), " at index ", j, " does not match "
-                          "the shape of the indexed tensor ", self.sizes(), " at index ",
-                          consumed + j, ".");
-      }
-      at::Tensor mask = idx;
-      if (t == c10::ScalarType::Byte) {
-        mask = empty_cpu(idx.sizes(), c10::ScalarType::Bool, op);
-        copy_into(mask, idx);
-      }
-      const at::Tensor nz = nonzero(mask);  // [n, m], contiguous
-      keep_alive.push_back(nz);
-      for (int64_t j = 0; j < idx.dim(); ++j) {
-        per_dim.push_back(make_strided_view(nz, {nz.size(0)}, {idx.dim()}, j));
-      }
-      consumed += idx.dim();
-      continue;
-    }
-    TORCH_CHECK_INDEX(t == c10::ScalarType::Long || t == c10::ScalarType::Int, op,
-                      ": tensors used as indices must be long, int, byte or bool "
-                      "tensors, but got an index of dtype ", t, ".");
-    TORCH_CHECK_INDEX(consumed < nd, op, ": too many indices for tensor of dimension ",
-                      nd, " (got ", indices.size(), ").");
-    per_dim.push_back(idx);
-    ++consumed;
-  }
-  TORCH_CHECK_INDEX(consumed <= nd, op, ": too many indices for tensor of dimension ",
-                    nd, " (got ", indices.size(), ").");
-  per_dim.resize(static_cast<size_t>(nd));
-
-  // B: the broadcast of the index tensors.
-  std::vector<int64_t> b_shape;
-  std::vector<int64_t> indexed;
-  for (int64_t d = 0; d < nd; ++d) {
-    const at::Tensor& idx = per_dim[static_cast<size_t>(d)];
-    if (!idx.defined()) continue;
-    if (indexed.empty()) {
-      b_shape.assign(idx.sizes().begin(), idx.sizes().end());
-    } else {
-      const size_t n = std::max(b_shape.size(), idx.sizes().size());
-      std::vector<int64_t> out(n);
-      for (size_t i = 0; i < n; ++i) {
-        const int64_t x = i < n - b_shape.size() ? 1 : b_shape[i - (n - b_shape.size())];
-        const int64_t y = i < n - idx.sizes().size() ? 1 : idx.size(static_cast<int64_t>(i - (n - idx.sizes().size())));
-        if (!(x == y || x == 1 || y == 1)) {
-          std::string shapes;
-          for (const at::Tensor& t : per_dim) {
-            if (!t.defined()) continue;
-            shapes += (shapes.empty() ? "" : ", ") + c10::str(t.sizes());
-          }
-          C10_THROW_ERROR(IndexError, c10::str(op, ": shape mismatch: indexing tensors "
-                                               "could not be broadcast together with "
-                                               "shapes ", shapes, "."));
-        }
-        out[i] = x == 1 ? y : x;
-      }
-      b_shape = out;
-    }
-    indexed.push_back(d);
-    check_index_range(idx, self.size(d), d, /*allow_negative=*/true, op);
+  const at::native::IndexedDims dims = at::native::expand_indices(self, indices, op);
+  const std::vector<at::Tensor>& per_dim = dims.per_dim;
+  const std::vector<int64_t>& indexed = dims.indexed;
+  const std::vector<int64_t>& b_shape = dims.b_shape;
+  for (int64_t d : indexed) {
+    check_index_range(per_dim[static_cast<size_t>(d)], self.size(d), d,
+                      /*allow_negative=*/true, op);
   }
 
   IndexPlan plan;

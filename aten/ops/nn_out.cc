@@ -4,6 +4,8 @@
 //  - softmax.int_out / log_softmax.int_out: the functional forms are
 //    composite (a dtype conversion, then _softmax); the out= forms write
 //    straight into a contiguous out with _softmax.out, and copy otherwise;
+//  - _softmax.out / _log_softmax.out, for backends without their own
+//    kernels (the CPU plugin has them);
 //  - native_batch_norm.out: the functional call updates the running
 //    statistics, so every out tensor is checked before it runs, and
 //    save_mean/save_invstd are only written in training (Float for Half and
@@ -14,11 +16,37 @@
 
 #include "aten/CompositeOut.h"
 #include "aten/Functions.h"
+#include "aten/Resize.h"
 #include "registration/library.h"
 
 namespace at {
 namespace native {
 namespace {
+
+// _softmax.out / _log_softmax.out for backends without their own (the CPU
+// plugin writes straight into out): the functional result, then out's
+// dtype checked (the result's: no casting), resized and written.
+template <bool kLog>
+Tensor& raw_softmax_out(const Tensor& self, int64_t dim, bool half_to_float, Tensor& out) {
+  const char* op = kLog ? "log_softmax" : "softmax";
+  const Tensor result =
+      kLog ? at::_log_softmax(self, dim, half_to_float) : at::_softmax(self, dim, half_to_float);
+  TORCH_CHECK(out.defined(), op, ": the out tensor is undefined; pass a defined tensor.");
+  TORCH_CHECK(out.scalar_type() == result.scalar_type(), op, ": expected out of dtype ",
+              result.scalar_type(), ", but got ", out.scalar_type(),
+              ". Pass an out tensor of the result's dtype.");
+  resize_output(out, result.sizes(), op);
+  out.copy_(result);
+  return out;
+}
+Tensor& raw_softmax_out_composite(const Tensor& self, int64_t dim, bool half_to_float,
+                                  Tensor& out) {
+  return raw_softmax_out<false>(self, dim, half_to_float, out);
+}
+Tensor& raw_log_softmax_out_composite(const Tensor& self, int64_t dim, bool half_to_float,
+                                      Tensor& out) {
+  return raw_softmax_out<true>(self, dim, half_to_float, out);
+}
 
 template <bool kLog>
 Tensor& softmax_int_out_impl(c10::DispatchKeySet ks, const Tensor& self, int64_t dim,
@@ -79,6 +107,8 @@ std::tuple<Tensor&, Tensor&, Tensor&> native_batch_norm_out(
 }  // namespace at
 
 TORCH_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
+  m.impl("_softmax.out", TORCH_FN(at::native::raw_softmax_out_composite));
+  m.impl("_log_softmax.out", TORCH_FN(at::native::raw_log_softmax_out_composite));
   m.impl("softmax.int_out", TORCH_FN(at::native::softmax_int_out));
   m.impl("log_softmax.int_out", TORCH_FN(at::native::log_softmax_int_out));
   m.impl("native_batch_norm.out", TORCH_FN(at::native::native_batch_norm_out));

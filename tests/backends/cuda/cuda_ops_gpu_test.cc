@@ -578,6 +578,9 @@ TEST_F(Gpu, ResizeGrowsTheStorageAndKeepsTheBytes) {
   EXPECT_TRUE(at::equal(out.cpu(), at::full({3}, 2.0)));
   at::full_out(out, {2, 2}, 7);  // the factories' out= forms (core composites)
   EXPECT_TRUE(at::equal(out.cpu(), at::full({2, 2}, 7.0)));
+  const at::Tensor x = randn({3, 5});
+  at::log_softmax_out(out, x.to(cuda), 1);  // through _log_softmax.out (core composite)
+  expect_close(out, at::log_softmax(x, 1), 1e-6, 1e-6);
 }
 
 // isclose, allclose and equal through the core's decompositions.

@@ -328,6 +328,7 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
       {"nonzero (composite)", [&] { at::nonzero(x); }},
       {"isclose (composite)", [&] { at::isclose(x, x); }},
       {"resize_", [&] { at::Tensor t = handMadeCudaTensor({2}); t.resize_({100}); }},
+      {"_softmax.out (composite)", [&] { at::Tensor t = handMadeCudaTensor({2, 2}); at::_softmax_out(t, x, 1, false); }},
       {"zeros.out (composite)", [&] { at::Tensor t = handMadeCudaTensor({2}); at::zeros_out(t, {2}); }},
       {"nll_loss2d (composite)", [&] {
          at::nll_loss2d(handMadeCudaTensor({1, 2, 2, 2}), handMadeCudaTensor({1, 2, 2}, c10::kLong));

@@ -297,6 +297,13 @@ IndexedDims expand_indices(const Tensor& self, const std::vector<std::optional<T
   return {per_dim, indexed, b_shape};
 }
 
+void check_index_put_dtype(const Tensor& self, const Tensor& values, const char* op) {
+  TORCH_CHECK(values.scalar_type() == self.scalar_type(), op, ": Index put requires "
+              "the source and destination dtypes match, got ", self.scalar_type(),
+              " for the destination and ", values.scalar_type(), " for the source. "
+              "Convert values with .to(self.scalar_type()).");
+}
+
 void check_bool_mask(const Tensor& mask, const char* op) {
   TORCH_CHECK(mask.scalar_type() == c10::ScalarType::Bool, op,
               " only supports boolean masks, but got mask with dtype ",

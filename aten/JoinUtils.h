@@ -79,6 +79,9 @@ struct IndexedDims {
 IndexedDims expand_indices(const Tensor& self, const std::vector<std::optional<Tensor>>& indices,
                            const char* op);
 
+// index_put_'s values have self's dtype.
+void check_index_put_dtype(const Tensor& self, const Tensor& values, const char* op);
+
 // masked ops: a Bool mask; for masked_fill_, a mask that broadcasts to
 // self's shape (never the other way: self is written) and shares no memory
 // with self, and a 0-d value tensor.

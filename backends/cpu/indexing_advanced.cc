@@ -104,10 +104,7 @@ at::Tensor& index_put_(at::Tensor& self,
                        const std::vector<std::optional<at::Tensor>>& indices,
                        const at::Tensor& values, bool accumulate) {
   const char* op = "index_put_";
-  TORCH_CHECK(values.scalar_type() == self.scalar_type(), op, ": Index put requires "
-              "the source and destination dtypes match, got ", self.scalar_type(),
-              " for the destination and ", values.scalar_type(), " for the source. "
-              "Convert values with .to(self.scalar_type()).");
+  at::native::check_index_put_dtype(self, values, op);
   check_no_internal_overlap(self, op);
   const IndexPlan plan = make_plan(self, indices, op);
   // Leading size-1 dims of values beyond the result's rank are dropped, as

@@ -16,17 +16,14 @@
 #include "aten/LossDecompositions.h"
 #include "aten/NormDecompositions.h"
 #include "aten/ReduceDecompositions.h"
+#include "tests/aten/decomposition_test_util.h"
 #include "tests/support/error_of.h"
 
 namespace {
 
 using ember_test::errorOf;
 
-void expect_close(const at::Tensor& a, const at::Tensor& b, double tol = 1e-6) {
-  ASSERT_EQ(a.sizes(), b.sizes());
-  ASSERT_EQ(a.scalar_type(), b.scalar_type());
-  EXPECT_TRUE(at::allclose(a, b, tol, tol)) << a << "\n" << b;
-}
+using ember_test::expect_close;
 
 TEST(LossDecompositions, MseLossMatchesTheCpuKernel) {
   at::manual_seed(1);

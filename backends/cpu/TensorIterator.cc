@@ -1,10 +1,8 @@
 #include "backends/cpu/TensorIterator.h"
 
-#include <omp.h>
-
 #include <algorithm>
 
-#include "backends/cpu/parallel.h"
+#include "backends/cpu/parallel_loops.h"
 #include "c10/util/Exception.h"
 
 namespace ember::cpu {
@@ -17,24 +15,18 @@ namespace ember::cpu {
 // start in the middle of a row, which serial_for_each handles. Below the
 // grain, starting threads costs more than it saves. Inside an enclosing
 // OpenMP region the loop runs serially (no nested teams). A loop must not
-// throw: an exception cannot leave an OpenMP region.
-namespace {
-constexpr int64_t kParallelGrain = 32768;
-}  // namespace
+// throw: an exception cannot leave an OpenMP region. kParallelGrain and the
+// team size are parallel_loops.h's, shared by every loop of the plugin (See Note
+// [One thread count for every loop]).
 
 void TensorIterator::run(LoopFn* fn, void* ctx) {
   begin_run();
   const int64_t total = numel();
   if (total > 0) {
-    const int threads = total >= kParallelGrain ? num_threads() : 1;
-    if (threads > 1 && !omp_in_parallel()) {
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-      for (int t = 0; t < threads; ++t) {
-        serial_for_each(fn, ctx, total * t / threads, total * (t + 1) / threads);
-      }
-    } else {
-      serial_for_each(fn, ctx, 0, total);
-    }
+    parallel_chunks(parallel_threads(total, total), total,
+                    [&](int64_t, int64_t begin, int64_t end) {
+                      serial_for_each(fn, ctx, begin, end);
+                    });
   }
   finish_run();
 }

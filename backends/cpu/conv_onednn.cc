@@ -15,6 +15,7 @@
 
 #include "backends/cpu/conv_impl.h"
 #include "backends/cpu/onednn.h"
+#include "backends/cpu/parallel.h"
 #include "backends/cpu/tensor_utils.h"
 #include "c10/util/Exception.h"
 #include "registration/record_function.h"
@@ -167,7 +168,12 @@ dnnl::convolution_forward::primitive_desc forward_pd(const ConvGeometry& g, bool
 
 using Cache = std::unordered_map<Key, Entry, KeyHash>;
 
+// Every convolution looks its primitives up here, on the thread that then
+// creates and runs them: so this applies at::get_num_threads() to that
+// thread's OpenMP setting first, which oneDNN's teams follow from creation
+// on (See Note [One thread count for every loop] in parallel_loops.h).
 Entry& cached(Cache& cache, const Key& key) {
+  ember::cpu::num_threads();
   // Bounded: a program cycling through many shapes rebuilds, never grows.
   if (cache.size() > 256 && cache.find(key) == cache.end()) cache.clear();
   return cache[key];

@@ -5,20 +5,18 @@
 #include <algorithm>
 #include <cstdint>
 
-#include <omp.h>
-
 #include "backends/cpu/conv_impl.h"
+#include "backends/cpu/parallel_loops.h"
 
 namespace ember::cpu::conv_detail {
 namespace {
 
-// Work units of `unit_cost` multiply-adds each, on up to two threads when
-// there is enough work (as the TensorIterator, See Note [Intra-op
-// parallelism]). `f` must not throw.
+// Work units of `unit_cost` multiply-adds each, handed out one at a time
+// (units near the borders have fewer taps) to the team of Note [One thread
+// count for every loop]. `f` must not throw.
 template <typename F>
 void parallel_units(int64_t units, int64_t unit_cost, const F& f) {
-  const bool big = units > 1 && units * unit_cost >= 32768;
-  const int threads = big && !omp_in_parallel() ? std::min(omp_get_max_threads(), 2) : 1;
+  const int threads = parallel_threads(units * unit_cost, units);
   if (threads > 1) {
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
     for (int64_t u = 0; u < units; ++u) f(u);

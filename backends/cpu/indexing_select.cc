@@ -156,7 +156,7 @@ void gather_into(const at::Tensor& self, int64_t dim, const at::Tensor& index,
     const int64_t ss = loop.inner_strides[1];
     const int64_t os = loop.inner_strides[2];
     const int64_t n = loop.inner;
-    parallel_for(outer, n, [&](int64_t begin, int64_t end) {
+    parallel_for(outer, outer * n, [&](int64_t begin, int64_t end) {
       StridedWalk<3> walk(loop.outer_sizes,
                           {loop.outer_strides[0], loop.outer_strides[1],
                            loop.outer_strides[2]},
@@ -248,7 +248,7 @@ void scatter_impl(const at::Tensor& self, int64_t dim, const at::Tensor& index,
     const int64_t ds = loop.inner_strides[1];
     const int64_t fs = loop.inner_strides[2];
     const int64_t n = loop.inner;
-    parallel_for(outer, n, [&](int64_t begin, int64_t end) {
+    parallel_for(outer, outer * n, [&](int64_t begin, int64_t end) {
       StridedWalk<3> walk(loop.outer_sizes,
                           {loop.outer_strides[0], loop.outer_strides[1],
                            loop.outer_strides[2]},

@@ -126,7 +126,7 @@ void take_blocks(const at::Tensor& self, const BlockPlan& plan, void* dst) {
     const word_t* src = static_cast<const word_t*>(self.data_ptr());
     word_t* out = static_cast<word_t*>(dst);
     const int64_t* offsets = plan.offsets.data();
-    parallel_for(np * nb, nq, [&](int64_t begin, int64_t end) {
+    parallel_for(np * nb, np * nb * nq, [&](int64_t begin, int64_t end) {
       int64_t b = begin % nb;
       StridedWalk<1> walk(plan.pre_sizes, {plan.pre_strides}, begin / nb);
       for (int64_t r = begin; r < end; ++r) {
@@ -165,7 +165,7 @@ void put_blocks(const at::Tensor& self, const BlockPlan& plan, const void* src,
     scalar_t* out = static_cast<scalar_t*>(self.data_ptr());
     const scalar_t* in = static_cast<const scalar_t*>(src);
     const int64_t* offsets = plan.offsets.data();
-    parallel_for(np, nb * nq, [&](int64_t begin, int64_t end) {
+    parallel_for(np, np * nb * nq, [&](int64_t begin, int64_t end) {
       StridedWalk<1> walk(plan.pre_sizes, {plan.pre_strides}, begin);
       for (int64_t p = begin; p < end; ++p, walk.next()) {
         for (int64_t b = 0; b < nb; ++b) {

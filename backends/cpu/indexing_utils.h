@@ -13,8 +13,6 @@
 // bytes, since every tensor a walk visits has one element size.
 #pragma once
 
-#include <omp.h>
-
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -24,6 +22,7 @@
 #include "aten/JoinUtils.h"
 #include "aten/Tensor.h"
 #include "backends/cpu/dispatch.h"
+#include "backends/cpu/parallel_loops.h"
 #include "c10/core/ScalarType.h"
 #include "c10/util/ArrayRef.h"
 #include "c10/util/Exception.h"
@@ -80,31 +79,6 @@ class StridedWalk {
   std::vector<int64_t> index_;
   std::array<std::vector<int64_t>, N> strides_;
 };
-
-// ember::cpu::parallel_for
-//
-// Calls f(begin, end) over [0, n) in at most two contiguous blocks, on two
-// OpenMP threads when n * cost_per_item reaches the grain the
-// TensorIterator uses (See Note [Intra-op parallelism]); serially inside an
-// enclosing parallel region. f must not throw: check inputs first.
-template <typename F>
-void parallel_for(int64_t n, int64_t cost_per_item, const F& f) {
-  constexpr int64_t kGrain = 32768;
-  constexpr int kMaxThreads = 2;
-  if (n <= 0) return;
-  const int threads = (n >= 2 && n * std::max<int64_t>(cost_per_item, 1) >= kGrain &&
-                       !omp_in_parallel())
-                          ? std::min(omp_get_max_threads(), kMaxThreads)
-                          : 1;
-  if (threads <= 1) {
-    f(int64_t{0}, n);
-    return;
-  }
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-  for (int t = 0; t < threads; ++t) {
-    f(n * t / threads, n * (t + 1) / threads);
-  }
-}
 
 // ember::cpu::dispatch_by_size(element_size, op, f)
 //

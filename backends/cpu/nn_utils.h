@@ -4,8 +4,6 @@
 // exp, and a parallel loop. Internal to the plugin.
 #pragma once
 
-#include <omp.h>
-
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -16,6 +14,7 @@
 #include "aten/Functions.h"
 #include "aten/LossDecompositions.h"
 #include "aten/Tensor.h"
+#include "backends/cpu/parallel_loops.h"
 #include "c10/core/ScalarType.h"
 #include "c10/util/Exception.h"
 
@@ -95,25 +94,7 @@ inline float fast_exp(float x) {
 }
 inline double fast_exp(double x) { return std::exp(x); }
 
-// Below this much work (elements touched) a kernel runs on one thread.
-constexpr int64_t kParallelGrain = 32768;
-
-// Calls f(begin, end) over pieces of [0, n), on up to omp_get_max_threads()
-// threads when work >= kParallelGrain. f must not throw.
-template <typename F>
-void parallel_for(int64_t n, int64_t work, const F& f) {
-  const int threads =
-      work >= kParallelGrain && n > 1 && !omp_in_parallel() ? omp_get_max_threads() : 1;
-  if (threads <= 1) {
-    if (n > 0) f(int64_t{0}, n);
-    return;
-  }
-  const int64_t chunks = std::min<int64_t>(threads, n);
-#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static, 1)
-  for (int64_t c = 0; c < chunks; ++c) {
-    const int64_t begin = n * c / chunks, end = n * (c + 1) / chunks;
-    if (begin < end) f(begin, end);
-  }
-}
+// The plugin's one parallel loop (See Note [One thread count for every loop]).
+using ember::cpu::parallel_for;
 
 }  // namespace ember::cpu::nn

@@ -1,6 +1,7 @@
 // backends/cpu/parallel.h — how many threads the CPU plugin's parallel loops
 // (and oneDNN) use, and from what output size its elementwise loops write
-// around the caches. Internal to the CPU plugin.
+// around the caches. The loops themselves: parallel_loops.h. Internal to the
+// CPU plugin.
 #pragma once
 
 #include <cstdint>

@@ -12,28 +12,23 @@
 #include <type_traits>
 #include <vector>
 
-#include <omp.h>
-
 #include "aten/Functions.h"
 #include "aten/PoolUtils.h"
 #include "backends/cpu/dispatch.h"
+#include "backends/cpu/parallel_loops.h"
 #include "c10/util/Exception.h"
 
 namespace ember::cpu {
 namespace {
 
-// Planes of `plane_cost` element visits each, on up to two threads when
-// there is enough work (See Note [Intra-op parallelism]). `f` must not throw.
+// Planes of `plane_cost` element visits each, split among the threads in
+// contiguous runs (See Note [One thread count for every loop]). `f` must
+// not throw.
 template <typename F>
 void parallel_planes(int64_t planes, int64_t plane_cost, const F& f) {
-  const bool big = planes > 1 && planes * plane_cost >= 32768;
-  const int threads = big && !omp_in_parallel() ? std::min(omp_get_max_threads(), 2) : 1;
-  if (threads > 1) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int64_t p = 0; p < planes; ++p) f(p);
-  } else {
-    for (int64_t p = 0; p < planes; ++p) f(p);
-  }
+  parallel_for(planes, planes * plane_cost, [&](int64_t begin, int64_t end) {
+    for (int64_t p = begin; p < end; ++p) f(p);
+  });
 }
 
 bool is_channels_last(const at::Tensor& t) {

@@ -11,8 +11,6 @@
 // Internal to the plugin. See Note [Ember's CPU random stream].
 #pragma once
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -21,16 +19,13 @@
 
 #include "aten/CPUGeneratorImpl.h"
 #include "aten/PhiloxRNG.h"
+#include "backends/cpu/parallel_loops.h"
 
 namespace ember::cpu::random {
 
 // Blocks computed together: enough lanes for the compiler to vectorize the
 // rounds, few enough to stay in registers and L1.
 constexpr int64_t kBatchBlocks = 16;
-// Below this many units, starting a second thread costs more than it saves
-// (as the TensorIterator's grain).
-constexpr int64_t kParallelGrain = 32768;
-constexpr int kMaxThreads = 2;
 
 // ember::cpu::random::reserve
 //
@@ -124,20 +119,12 @@ void for_each_unit(const at::PhiloxCpuState& s, int64_t begin, int64_t end,
 
 // ember::cpu::random::parallel_range
 //
-// f(begin, end) over [0, n), split among at most kMaxThreads OpenMP threads
-// from kParallelGrain on (serially inside an enclosing parallel region). f
-// must not throw.
+// f(begin, end) over [0, n) units, split among the team of Note [One thread
+// count for every loop] (any split gives the same numbers, above). f must
+// not throw.
 template <typename F>
 void parallel_range(int64_t n, F&& f) {
-  const int threads = n >= kParallelGrain && !omp_in_parallel()
-                          ? std::min(omp_get_max_threads(), kMaxThreads)
-                          : 1;
-  if (threads > 1) {
-#pragma omp parallel for num_threads(threads) schedule(static, 1)
-    for (int t = 0; t < threads; ++t) f(n * t / threads, n * (t + 1) / threads);
-  } else if (n > 0) {
-    f(int64_t{0}, n);
-  }
+  parallel_for(n, n, f);
 }
 
 // ---- words to numbers ------------------------------------------------------------

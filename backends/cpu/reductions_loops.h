@@ -31,13 +31,11 @@
 // offset is written once, by one thread) and must not throw.
 #pragma once
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <vector>
 
-#include "backends/cpu/parallel.h"
+#include "backends/cpu/parallel_loops.h"
 #include "c10/util/ArrayRef.h"
 
 namespace ember::cpu {
@@ -155,23 +153,9 @@ class DimWalker {
 
 namespace detail {
 
-// Below this many input elements a reduction runs on one thread.
-constexpr int64_t kReduceGrain = 32768;
 // Outputs per row in the outer loop order (a block of accumulators stays
 // in L1).
 constexpr int64_t kReduceBlock = 1024;
-
-// Calls f(chunk, begin, end) for `chunks` contiguous pieces of [0, n), in
-// parallel when chunks > 1.
-template <typename F>
-void parallel_chunks(int64_t chunks, int64_t n, const F& f) {
-  if (chunks <= 1) {
-    f(int64_t{0}, int64_t{0}, n);
-    return;
-  }
-#pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static, 1)
-  for (int64_t c = 0; c < chunks; ++c) f(c, n * c / chunks, n * (c + 1) / chunks);
-}
 
 // Folds reduction positions [begin, end) of the output whose first input
 // is at `base`.
@@ -284,10 +268,11 @@ void reduce_kernel(const ReduceGeometry& g, const typename Ops::in_t* in,
     for (int64_t o = 0; o < g.num_outputs; ++o) ops.write(o, ops.identity());
     return;
   }
-  const int64_t work = g.num_outputs * g.num_reduced;
-  const int64_t threads = work >= detail::kReduceGrain && !omp_in_parallel()
-                              ? num_threads()
-                              : 1;
+  // The most threads any split below can use (long reductions are split
+  // too, so not capped at num_outputs). See Note [One thread count for
+  // every loop] in parallel_loops.h.
+  const int64_t threads =
+      parallel_threads(g.num_outputs * g.num_reduced, g.num_outputs * g.num_reduced);
   if (g.outer_mode()) {
     detail::reduce_outer(ops, g, in, threads);
   } else {

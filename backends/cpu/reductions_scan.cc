@@ -1,6 +1,4 @@
 // The CPU plugin's running sum: cumsum (functional, in-place and out=).
-#include <omp.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -59,12 +57,9 @@ void scan_sum(const at::Tensor& src, const at::Tensor& out, int64_t d) {
   const ReduceDim row = kept.back();
   const int64_t blocks = (row.size + detail::kReduceBlock - 1) / detail::kReduceBlock;
   const int64_t tasks = src.numel() / n / row.size * blocks;
-  const int64_t threads = src.numel() >= detail::kReduceGrain && !omp_in_parallel()
-                              ? omp_get_max_threads()
-                              : 1;
   const auto* in = static_cast<const in_t*>(src.data_ptr());
   auto* o = static_cast<out_t*>(out.data_ptr());
-  detail::parallel_chunks(std::min(threads, tasks), tasks,
+  parallel_chunks(parallel_threads(src.numel(), tasks), tasks,
                           [&](int64_t, int64_t begin, int64_t end) {
     acc_t buf[detail::kReduceBlock];
     for (int64_t task = begin; task < end; ++task) {

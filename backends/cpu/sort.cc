@@ -62,7 +62,7 @@ void per_slice(const at::Tensor& self, int64_t dim, int64_t k, const at::Tensor&
   scalar_t* vout = static_cast<scalar_t*>(values.data_ptr());
   int64_t* iout = static_cast<int64_t*>(indices.data_ptr());
   if (n == 0 || loop.count == 0) return;
-  parallel_for(loop.count, n * 8, [&](int64_t begin, int64_t end) {
+  parallel_for(loop.count, loop.count * n * 8, [&](int64_t begin, int64_t end) {
     std::vector<std::pair<key_t, int64_t>> buf(static_cast<size_t>(n));
     StridedWalk<2> walk(loop.sizes, {loop.self_strides, loop.out_strides}, begin);
     for (int64_t s = begin; s < end; ++s, walk.next()) {

@@ -8,10 +8,12 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <mutex>
 #include <set>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include <ATen/Parallel.h>
 #include <torch/torch.h>
@@ -154,6 +156,92 @@ TEST(Parallel, KernelsApplyTheSettingOnTheirThread) {
   EXPECT_EQ(seen, 2);
   EXPECT_GE(record().regions, 1);
   EXPECT_EQ(record().threads, 2u);
+  at::set_num_threads(before);
+}
+
+// Runs `op` on a new thread whose own OpenMP setting (7) is not what
+// at::set_num_threads says, and returns how many threads ran the bodies of
+// the OpenMP regions it started (0 when it started none).
+size_t threads_used(const std::function<void()>& op) {
+  reset_record();
+  std::thread([&] {
+    omp_set_num_threads(7);
+    op();
+  }).join();
+  return record().threads;
+}
+
+// Every family of the CPU plugin's parallel loops (See Note [One thread
+// count for every loop] in backends/cpu/parallel_loops.h), each on inputs large
+// enough for at least three threads, on a thread that had run no kernel:
+// each uses at::get_num_threads() threads, not OpenMP's per-thread default
+// and not a fixed cap. oneDNN's convolution picks its own team size up to
+// that count.
+TEST(Parallel, EveryLoopFamilyFollowsTheSettingOnAFreshThread) {
+#if defined(__SANITIZE_THREAD__) || defined(__clang__)
+  GTEST_SKIP() << "see KernelsApplyTheSettingOnTheirThread: the default (gcc, uninstrumented) "
+                  "run covers this test.";
+#endif
+  const int before = at::get_num_threads();
+  const at::Tensor rows = at::ones({4096, 64});
+  const at::Tensor row_index = at::arange(4096);
+  const at::Tensor wide = at::ones({64, 4096});
+  const at::Tensor zeros_index = at::zeros({512, 128}, at::kLong);
+  const at::Tensor matrix = at::ones({512, 128});
+  const at::Tensor images = at::ones({8, 16, 32, 32});
+  const at::Tensor images_double = at::ones({4, 8, 32, 32}, at::kDouble);
+  const at::Tensor weight_double = at::ones({16, 8, 3, 3}, at::kDouble);
+  const at::Tensor weight = at::ones({16, 16, 3, 3});
+  const at::Tensor table = at::ones({1000, 64});
+  const at::Tensor channels = at::ones({64, 32, 16, 16});
+  const at::Tensor running = at::zeros({32});
+  struct Case {
+    const char* name;
+    bool onednn;  // oneDNN chooses its team, at most the setting
+    std::function<void()> op;
+  };
+  const std::vector<Case> cases = {
+      {"add (TensorIterator)", false, [&] { at::add(rows, rows); }},
+      {"sum.dim_IntList (reductions)", false, [&] { at::sum(rows, {1}); }},
+      {"cumsum (scan)", false, [&] { at::cumsum(rows, 1); }},
+      {"index_select", false, [&] { at::index_select(rows, 0, row_index); }},
+      {"gather", false, [&] { at::gather(matrix, 1, zeros_index); }},
+      {"scatter", false, [&] { at::scatter(matrix, 1, zeros_index, matrix); }},
+      {"index.Tensor", false, [&] { at::index(rows, {row_index}); }},
+      // Indexing dim 1: each of the 64 rows is a piece (repeated picks along
+      // the indexed dim stay on one thread).
+      {"index_put_", false,
+       [&] { wide.clone().index_put_({at::indexing::Slice(), row_index}, wide); }},
+      {"sort", false, [&] { at::sort(matrix, 1); }},
+      {"embedding", false, [&] { at::embedding(table, row_index.remainder(1000)); }},
+      {"native_layer_norm", false, [&] { at::layer_norm(rows, {64}); }},
+      {"native_batch_norm", false,
+       [&] { at::batch_norm(channels, {}, {}, running.clone(), running.clone() + 1, true, 0.1,
+                            1e-5, false); }},
+      {"_softmax", false, [&] { at::softmax(rows, 1); }},
+      {"max_pool2d", false, [&] { at::max_pool2d(images, {3, 3}); }},
+      {"max_pool2d 2x2", false, [&] { at::max_pool2d(images, {2, 2}); }},
+      {"avg_pool2d", false, [&] { at::avg_pool2d(images, {2, 2}); }},
+      {"adaptive_avg_pool2d", false, [&] { at::adaptive_avg_pool2d(images, {5, 5}); }},
+      {"rand (random)", false, [&] { at::rand({1 << 16}); }},
+      {"dropout", false, [&] { at::dropout(rows, 0.5, true); }},
+      {"conv2d float64 (plain loops)", false,
+       [&] { at::conv2d(images_double, weight_double); }},
+      {"conv2d float32 (oneDNN)", true, [&] { at::conv2d(images, weight); }},
+  };
+  for (int n : {1, 3}) {
+    at::set_num_threads(n);
+    for (const Case& c : cases) {
+      SCOPED_TRACE(std::string(c.name) + ", set_num_threads(" + std::to_string(n) + ")");
+      const size_t used = threads_used(c.op);
+      if (c.onednn) {
+        EXPECT_LE(used, static_cast<size_t>(n));
+      } else {
+        // One thread runs a loop without starting a region.
+        EXPECT_EQ(used, n == 1 ? 0u : static_cast<size_t>(n));
+      }
+    }
+  }
   at::set_num_threads(before);
 }
 

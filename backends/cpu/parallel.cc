@@ -14,11 +14,10 @@ namespace ember::cpu {
 
 int num_threads() {
   const int want = at::get_num_threads();
-  thread_local int applied = 0;
-  if (applied != want) {
-    omp_set_num_threads(want);
-    applied = want;
-  }
+  // Compared with OpenMP's own setting, not a copy of what was applied last:
+  // a program that calls omp_set_num_threads itself must not leave oneDNN a
+  // larger team on this thread.
+  if (omp_get_max_threads() != want) omp_set_num_threads(want);
   return want;
 }
 

@@ -11,7 +11,8 @@ namespace ember::cpu {
 // at::get_num_threads(), after applying it to the calling thread's OpenMP
 // setting when that differs (OpenMP's thread count is per thread, and
 // oneDNN reads it when a primitive runs). Call it before any OpenMP region
-// or oneDNN primitive; it costs a thread-local compare when nothing changed.
+// or oneDNN primitive; it costs a read of OpenMP's setting when nothing
+// changed.
 int num_threads();
 
 // The output size in bytes from which elementwise kernels write their

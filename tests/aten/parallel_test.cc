@@ -156,6 +156,16 @@ TEST(Parallel, KernelsApplyTheSettingOnTheirThread) {
   EXPECT_EQ(seen, 2);
   EXPECT_GE(record().regions, 1);
   EXPECT_EQ(record().threads, 2u);
+  // And on a thread that has run kernels at this count, after the program
+  // changed OpenMP's setting there itself.
+  const at::Tensor m = at::ones({512, 512});
+  at::mm(m, m);
+  omp_set_num_threads(7);
+  reset_record();
+  at::mm(m, m);
+  EXPECT_EQ(omp_get_max_threads(), 2);
+  EXPECT_GE(record().regions, 1);
+  EXPECT_LE(record().threads, 2u);
   at::set_num_threads(before);
 }
 

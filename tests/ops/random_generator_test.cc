@@ -227,18 +227,26 @@ TEST(RandomStream, SameValuesOnOneAndTwoThreads) {
   GTEST_SKIP() << "libgomp is not TSan-instrumented, so a two-thread OpenMP team reports "
                   "false races; the default (uninstrumented) run covers this test.";
 #endif
-  at::rand({1});  // loads the plugin, and with it libgomp
-  void* gomp = dlopen("libgomp.so.1", RTLD_NOW | RTLD_NOLOAD);
-  ASSERT_NE(gomp, nullptr) << "libgomp is not loaded: " << dlerror();
-  auto set_threads = reinterpret_cast<void (*)(int)>(dlsym(gomp, "omp_set_num_threads"));
-  auto get_threads = reinterpret_cast<int (*)()>(dlsym(gomp, "omp_get_max_threads"));
-  ASSERT_NE(set_threads, nullptr);
-  ASSERT_NE(get_threads, nullptr);
-  const int saved = get_threads();
+#if defined(__SANITIZE_ADDRESS__)
+#define EMBER_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define EMBER_TEST_UNDER_ASAN 1
+#endif
+#endif
+#if defined(EMBER_TEST_UNDER_ASAN)
+  GTEST_SKIP() << "LeakSanitizer crashes at exit while libgomp's workers are parked "
+                  "(.bazelrc's asan config asks for one OpenMP thread); the default run "
+                  "covers this test.";
+#endif
+  // Through at::set_num_threads: the plugin applies that setting to OpenMP
+  // before each parallel loop, so a program's own omp_set_num_threads would
+  // not change the team (tests/aten/parallel_test.cc).
+  const int saved = at::get_num_threads();
   // 2^18 elements: well above the parallel grain (32768).
   constexpr int64_t n = 1 << 18;
-  auto draw = [](int threads_wanted, void (*set)(int)) {
-    set(threads_wanted);
+  auto draw = [](int threads) {
+    at::set_num_threads(threads);
     std::vector<at::Tensor> r;
     r.push_back(at::rand({n}, make_gen(1)));
     r.push_back(at::randn({n}, make_gen(2), at::kDouble));
@@ -250,14 +258,13 @@ TEST(RandomStream, SameValuesOnOneAndTwoThreads) {
     r.push_back(std::get<1>(at::native_dropout(at::ones({n}), 0.5, true)));
     return r;
   };
-  const auto one = draw(1, set_threads);
-  const auto two = draw(2, set_threads);
-  ASSERT_EQ(get_threads(), 2);
-  set_threads(saved);
+  const auto one = draw(1);
+  const auto two = draw(2);
+  ASSERT_EQ(at::get_num_threads(), 2);
+  at::set_num_threads(saved);
   for (size_t k = 0; k < one.size(); ++k) {
     EXPECT_TRUE(same_bits(one[k], two[k])) << "draw " << k;
   }
-  dlclose(gomp);
 }
 
 // A non-contiguous tensor gets the values of its elements in row-major

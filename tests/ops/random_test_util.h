@@ -2,7 +2,6 @@
 // doubles, sample moments, generator access.
 #pragma once
 
-#include <dlfcn.h>
 
 #include <algorithm>
 #include <cmath>

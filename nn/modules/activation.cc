@@ -68,5 +68,14 @@ Tensor DropoutImpl::forward(Tensor input) {
                                                    .training(is_training()));
 }
 
+// See Note [Built-in modules instantiate Cloneable once] in nn/cloneable.h.
+template class Cloneable<ReLUImpl>;
+template class Cloneable<GELUImpl>;
+template class Cloneable<TanhImpl>;
+template class Cloneable<SigmoidImpl>;
+template class Cloneable<SoftmaxImpl>;
+template class Cloneable<LogSoftmaxImpl>;
+template class Cloneable<DropoutImpl>;
+
 }  // namespace nn
 }  // namespace torch

@@ -97,5 +97,14 @@ class DropoutImpl : public Cloneable<DropoutImpl> {
 };
 TORCH_MODULE(Dropout);
 
+// Defined in activation.cc. See Note [Built-in modules instantiate Cloneable once].
+extern template class Cloneable<ReLUImpl>;
+extern template class Cloneable<GELUImpl>;
+extern template class Cloneable<TanhImpl>;
+extern template class Cloneable<SigmoidImpl>;
+extern template class Cloneable<SoftmaxImpl>;
+extern template class Cloneable<LogSoftmaxImpl>;
+extern template class Cloneable<DropoutImpl>;
+
 }  // namespace nn
 }  // namespace torch

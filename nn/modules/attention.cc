@@ -244,5 +244,8 @@ std::tuple<Tensor, Tensor> MultiheadAttentionImpl::forward(
   return {out, returned};
 }
 
+// See Note [Built-in modules instantiate Cloneable once] in nn/cloneable.h.
+template class Cloneable<MultiheadAttentionImpl>;
+
 }  // namespace nn
 }  // namespace torch

@@ -90,5 +90,8 @@ class MultiheadAttentionImpl : public Cloneable<MultiheadAttentionImpl> {
 };
 TORCH_MODULE(MultiheadAttention);
 
+// Defined in attention.cc. See Note [Built-in modules instantiate Cloneable once].
+extern template class Cloneable<MultiheadAttentionImpl>;
+
 }  // namespace nn
 }  // namespace torch

@@ -94,5 +94,8 @@ Tensor Conv2dImpl::forward(const Tensor& input) {
                                 .groups(options.groups()));
 }
 
+// See Note [Built-in modules instantiate Cloneable once] in nn/cloneable.h.
+template class Cloneable<Conv2dImpl>;
+
 }  // namespace nn
 }  // namespace torch

@@ -36,5 +36,8 @@ class Conv2dImpl : public Cloneable<Conv2dImpl> {
 };
 TORCH_MODULE(Conv2d);
 
+// Defined in conv.cc. See Note [Built-in modules instantiate Cloneable once].
+extern template class Cloneable<Conv2dImpl>;
+
 }  // namespace nn
 }  // namespace torch

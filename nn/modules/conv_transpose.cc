@@ -238,5 +238,12 @@ template class ConvTransposeNdImpl<1>;
 template class ConvTransposeNdImpl<2>;
 template class ConvTransposeNdImpl<3>;
 
+// See Note [Built-in modules instantiate Cloneable once] in nn/cloneable.h.
+template class Cloneable<Conv1dImpl>;
+template class Cloneable<Conv3dImpl>;
+template class detail::CloneableAs<ConvTranspose1dImpl, ConvTransposeNdImpl<1>>;
+template class detail::CloneableAs<ConvTranspose2dImpl, ConvTransposeNdImpl<2>>;
+template class detail::CloneableAs<ConvTranspose3dImpl, ConvTransposeNdImpl<3>>;
+
 }  // namespace nn
 }  // namespace torch

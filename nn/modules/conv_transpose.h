@@ -107,5 +107,12 @@ extern template class ConvTransposeNdImpl<1>;
 extern template class ConvTransposeNdImpl<2>;
 extern template class ConvTransposeNdImpl<3>;
 
+// Defined in conv_transpose.cc. See Note [Built-in modules instantiate Cloneable once].
+extern template class Cloneable<Conv1dImpl>;
+extern template class Cloneable<Conv3dImpl>;
+extern template class detail::CloneableAs<ConvTranspose1dImpl, ConvTransposeNdImpl<1>>;
+extern template class detail::CloneableAs<ConvTranspose2dImpl, ConvTransposeNdImpl<2>>;
+extern template class detail::CloneableAs<ConvTranspose3dImpl, ConvTransposeNdImpl<3>>;
+
 }  // namespace nn
 }  // namespace torch

@@ -80,5 +80,8 @@ Embedding Embedding::from_pretrained(const Tensor& embeddings,
   return embedding;
 }
 
+// See Note [Built-in modules instantiate Cloneable once] in nn/cloneable.h.
+template class Cloneable<EmbeddingImpl>;
+
 }  // namespace nn
 }  // namespace torch

@@ -46,5 +46,8 @@ class Embedding : public ModuleHolder<EmbeddingImpl> {
                                    const EmbeddingFromPretrainedOptions& options = {});
 };
 
+// Defined in embedding.cc. See Note [Built-in modules instantiate Cloneable once].
+extern template class Cloneable<EmbeddingImpl>;
+
 }  // namespace nn
 }  // namespace torch

@@ -49,5 +49,10 @@ void FlattenImpl::pretty_print(std::ostream& stream) const {
 
 Tensor FlattenImpl::forward(const Tensor& input) { return functional::flatten(input, options); }
 
+// See Note [Built-in modules instantiate Cloneable once] in nn/cloneable.h.
+template class Cloneable<LinearImpl>;
+template class Cloneable<IdentityImpl>;
+template class Cloneable<FlattenImpl>;
+
 }  // namespace nn
 }  // namespace torch

@@ -58,5 +58,10 @@ class FlattenImpl : public Cloneable<FlattenImpl> {
 };
 TORCH_MODULE(Flatten);
 
+// Defined in linear.cc. See Note [Built-in modules instantiate Cloneable once].
+extern template class Cloneable<LinearImpl>;
+extern template class Cloneable<IdentityImpl>;
+extern template class Cloneable<FlattenImpl>;
+
 }  // namespace nn
 }  // namespace torch

@@ -80,5 +80,12 @@ Tensor BCEWithLogitsLossImpl::forward(const Tensor& input, const Tensor& target)
           .reduction(options.reduction()));
 }
 
+// See Note [Built-in modules instantiate Cloneable once] in nn/cloneable.h.
+template class Cloneable<CrossEntropyLossImpl>;
+template class Cloneable<NLLLossImpl>;
+template class Cloneable<MSELossImpl>;
+template class Cloneable<BCELossImpl>;
+template class Cloneable<BCEWithLogitsLossImpl>;
+
 }  // namespace nn
 }  // namespace torch

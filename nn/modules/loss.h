@@ -85,5 +85,12 @@ class BCEWithLogitsLossImpl : public Cloneable<BCEWithLogitsLossImpl> {
 };
 TORCH_MODULE(BCEWithLogitsLoss);
 
+// Defined in loss.cc. See Note [Built-in modules instantiate Cloneable once].
+extern template class Cloneable<CrossEntropyLossImpl>;
+extern template class Cloneable<NLLLossImpl>;
+extern template class Cloneable<MSELossImpl>;
+extern template class Cloneable<BCELossImpl>;
+extern template class Cloneable<BCEWithLogitsLossImpl>;
+
 }  // namespace nn
 }  // namespace torch

@@ -205,5 +205,21 @@ Tensor AdaptiveMaxPool3dImpl::forward(const Tensor& input) {
   return functional::adaptive_max_pool3d(input, options);
 }
 
+// See Note [Built-in modules instantiate Cloneable once] in nn/cloneable.h.
+template class Cloneable<GroupNormImpl>;
+template class detail::CloneableAs<InstanceNorm1dImpl, InstanceNormImpl<1>>;
+template class detail::CloneableAs<InstanceNorm2dImpl, InstanceNormImpl<2>>;
+template class detail::CloneableAs<InstanceNorm3dImpl, InstanceNormImpl<3>>;
+template class Cloneable<MaxPool1dImpl>;
+template class Cloneable<AvgPool1dImpl>;
+template class Cloneable<AdaptiveAvgPool1dImpl>;
+template class Cloneable<AdaptiveAvgPool2dImpl>;
+template class Cloneable<AdaptiveMaxPool2dImpl>;
+template class Cloneable<MaxPool3dImpl>;
+template class Cloneable<AvgPool3dImpl>;
+template class Cloneable<AdaptiveAvgPool3dImpl>;
+template class Cloneable<AdaptiveMaxPool1dImpl>;
+template class Cloneable<AdaptiveMaxPool3dImpl>;
+
 }  // namespace nn
 }  // namespace torch

@@ -216,5 +216,21 @@ class AdaptiveMaxPool3dImpl : public Cloneable<AdaptiveMaxPool3dImpl> {
 };
 TORCH_MODULE(AdaptiveMaxPool3d);
 
+// Defined in norm_pool.cc. See Note [Built-in modules instantiate Cloneable once].
+extern template class Cloneable<GroupNormImpl>;
+extern template class detail::CloneableAs<InstanceNorm1dImpl, InstanceNormImpl<1>>;
+extern template class detail::CloneableAs<InstanceNorm2dImpl, InstanceNormImpl<2>>;
+extern template class detail::CloneableAs<InstanceNorm3dImpl, InstanceNormImpl<3>>;
+extern template class Cloneable<MaxPool1dImpl>;
+extern template class Cloneable<AvgPool1dImpl>;
+extern template class Cloneable<AdaptiveAvgPool1dImpl>;
+extern template class Cloneable<AdaptiveAvgPool2dImpl>;
+extern template class Cloneable<AdaptiveMaxPool2dImpl>;
+extern template class Cloneable<MaxPool3dImpl>;
+extern template class Cloneable<AvgPool3dImpl>;
+extern template class Cloneable<AdaptiveAvgPool3dImpl>;
+extern template class Cloneable<AdaptiveMaxPool1dImpl>;
+extern template class Cloneable<AdaptiveMaxPool3dImpl>;
+
 }  // namespace nn
 }  // namespace torch

@@ -134,5 +134,11 @@ Tensor LayerNormImpl::forward(const Tensor& input) {
                                         options.eps());
 }
 
+// See Note [Built-in modules instantiate Cloneable once] in nn/cloneable.h.
+template class detail::CloneableAs<BatchNorm1dImpl, BatchNormImplBase<1>>;
+template class detail::CloneableAs<BatchNorm2dImpl, BatchNormImplBase<2>>;
+template class detail::CloneableAs<BatchNorm3dImpl, BatchNormImplBase<3>>;
+template class Cloneable<LayerNormImpl>;
+
 }  // namespace nn
 }  // namespace torch

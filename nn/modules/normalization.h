@@ -85,5 +85,11 @@ class LayerNormImpl : public Cloneable<LayerNormImpl> {
 };
 TORCH_MODULE(LayerNorm);
 
+// Defined in normalization.cc. See Note [Built-in modules instantiate Cloneable once].
+extern template class detail::CloneableAs<BatchNorm1dImpl, BatchNormImplBase<1>>;
+extern template class detail::CloneableAs<BatchNorm2dImpl, BatchNormImplBase<2>>;
+extern template class detail::CloneableAs<BatchNorm3dImpl, BatchNormImplBase<3>>;
+extern template class Cloneable<LayerNormImpl>;
+
 }  // namespace nn
 }  // namespace torch

@@ -24,5 +24,9 @@ Tensor AvgPool2dImpl::forward(const Tensor& input) {
   return functional::avg_pool2d(input, options);
 }
 
+// See Note [Built-in modules instantiate Cloneable once] in nn/cloneable.h.
+template class Cloneable<MaxPool2dImpl>;
+template class Cloneable<AvgPool2dImpl>;
+
 }  // namespace nn
 }  // namespace torch

@@ -44,5 +44,9 @@ class AvgPool2dImpl : public Cloneable<AvgPool2dImpl> {
 };
 TORCH_MODULE(AvgPool2d);
 
+// Defined in pooling.cc. See Note [Built-in modules instantiate Cloneable once].
+extern template class Cloneable<MaxPool2dImpl>;
+extern template class Cloneable<AvgPool2dImpl>;
+
 }  // namespace nn
 }  // namespace torch

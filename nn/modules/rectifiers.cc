@@ -93,5 +93,15 @@ Tensor ChannelDropoutImpl<D>::forward(Tensor input) {
 template class ChannelDropoutImpl<2>;
 template class ChannelDropoutImpl<3>;
 
+// See Note [Built-in modules instantiate Cloneable once] in nn/cloneable.h.
+template class Cloneable<LeakyReLUImpl>;
+template class Cloneable<ELUImpl>;
+template class Cloneable<SELUImpl>;
+template class Cloneable<SoftplusImpl>;
+template class Cloneable<HardtanhImpl>;
+template class Cloneable<PReLUImpl>;
+template class detail::CloneableAs<Dropout2dImpl, ChannelDropoutImpl<2>>;
+template class detail::CloneableAs<Dropout3dImpl, ChannelDropoutImpl<3>>;
+
 }  // namespace nn
 }  // namespace torch

@@ -121,5 +121,15 @@ TORCH_MODULE(Dropout3d);
 extern template class ChannelDropoutImpl<2>;
 extern template class ChannelDropoutImpl<3>;
 
+// Defined in rectifiers.cc. See Note [Built-in modules instantiate Cloneable once].
+extern template class Cloneable<LeakyReLUImpl>;
+extern template class Cloneable<ELUImpl>;
+extern template class Cloneable<SELUImpl>;
+extern template class Cloneable<SoftplusImpl>;
+extern template class Cloneable<HardtanhImpl>;
+extern template class Cloneable<PReLUImpl>;
+extern template class detail::CloneableAs<Dropout2dImpl, ChannelDropoutImpl<2>>;
+extern template class detail::CloneableAs<Dropout3dImpl, ChannelDropoutImpl<3>>;
+
 }  // namespace nn
 }  // namespace torch

@@ -177,5 +177,15 @@ Tensor UnflattenImpl::forward(const Tensor& input) {
   return at::unflatten(input, options.dim(), options.sizes());
 }
 
+// See Note [Built-in modules instantiate Cloneable once] in nn/cloneable.h.
+template class Cloneable<UpsampleImpl>;
+template class Cloneable<PixelShuffleImpl>;
+template class Cloneable<PixelUnshuffleImpl>;
+template class Cloneable<EmbeddingBagImpl>;
+template class Cloneable<Dropout1dImpl>;
+template class Cloneable<AlphaDropoutImpl>;
+template class Cloneable<FeatureAlphaDropoutImpl>;
+template class Cloneable<UnflattenImpl>;
+
 }  // namespace nn
 }  // namespace torch

@@ -132,5 +132,15 @@ class UnflattenImpl : public Cloneable<UnflattenImpl> {
 };
 TORCH_MODULE(Unflatten);
 
+// Defined in resample.cc. See Note [Built-in modules instantiate Cloneable once].
+extern template class Cloneable<UpsampleImpl>;
+extern template class Cloneable<PixelShuffleImpl>;
+extern template class Cloneable<PixelUnshuffleImpl>;
+extern template class Cloneable<EmbeddingBagImpl>;
+extern template class Cloneable<Dropout1dImpl>;
+extern template class Cloneable<AlphaDropoutImpl>;
+extern template class Cloneable<FeatureAlphaDropoutImpl>;
+extern template class Cloneable<UnflattenImpl>;
+
 }  // namespace nn
 }  // namespace torch

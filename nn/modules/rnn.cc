@@ -494,5 +494,13 @@ Tensor GRUCellImpl::forward(const Tensor& input, Tensor hx) {
   return batched ? out : out.squeeze(0);
 }
 
+// See Note [Built-in modules instantiate Cloneable once] in nn/cloneable.h.
+template class detail::CloneableAs<RNNImpl, detail::RNNImplBase>;
+template class detail::CloneableAs<LSTMImpl, detail::RNNImplBase>;
+template class detail::CloneableAs<GRUImpl, detail::RNNImplBase>;
+template class detail::CloneableAs<RNNCellImpl, detail::RNNCellImplBase>;
+template class detail::CloneableAs<LSTMCellImpl, detail::RNNCellImplBase>;
+template class detail::CloneableAs<GRUCellImpl, detail::RNNCellImplBase>;
+
 }  // namespace nn
 }  // namespace torch

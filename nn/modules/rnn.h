@@ -313,5 +313,13 @@ class GRUCellImpl : public detail::CloneableAs<GRUCellImpl, detail::RNNCellImplB
 };
 TORCH_MODULE(GRUCell);
 
+// Defined in rnn.cc. See Note [Built-in modules instantiate Cloneable once].
+extern template class detail::CloneableAs<RNNImpl, detail::RNNImplBase>;
+extern template class detail::CloneableAs<LSTMImpl, detail::RNNImplBase>;
+extern template class detail::CloneableAs<GRUImpl, detail::RNNImplBase>;
+extern template class detail::CloneableAs<RNNCellImpl, detail::RNNCellImplBase>;
+extern template class detail::CloneableAs<LSTMCellImpl, detail::RNNCellImplBase>;
+extern template class detail::CloneableAs<GRUCellImpl, detail::RNNCellImplBase>;
+
 }  // namespace nn
 }  // namespace torch

@@ -330,5 +330,12 @@ Tensor TransformerImpl::generate_square_subsequent_mask(int64_t sz) {
       .to(at::kFloat);
 }
 
+// See Note [Built-in modules instantiate Cloneable once] in nn/cloneable.h.
+template class Cloneable<TransformerEncoderLayerImpl>;
+template class Cloneable<TransformerDecoderLayerImpl>;
+template class Cloneable<TransformerEncoderImpl>;
+template class Cloneable<TransformerDecoderImpl>;
+template class Cloneable<TransformerImpl>;
+
 }  // namespace nn
 }  // namespace torch

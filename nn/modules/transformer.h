@@ -234,5 +234,12 @@ class TransformerImpl : public Cloneable<TransformerImpl> {
 };
 TORCH_MODULE(Transformer);
 
+// Defined in transformer.cc. See Note [Built-in modules instantiate Cloneable once].
+extern template class Cloneable<TransformerEncoderLayerImpl>;
+extern template class Cloneable<TransformerDecoderLayerImpl>;
+extern template class Cloneable<TransformerEncoderImpl>;
+extern template class Cloneable<TransformerDecoderImpl>;
+extern template class Cloneable<TransformerImpl>;
+
 }  // namespace nn
 }  // namespace torch

@@ -6,8 +6,10 @@
 
 #include <cmath>
 
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
 
+#include "registration/plugin_loader.h"
 #include "tests/support/error_of.h"
 
 using ::testing::ElementsAre;

@@ -6,7 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
 
 #include "tests/support/error_of.h"
 

@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <mutex>
 
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include "c10/core/DefaultGenerators.h"
 #include "c10/core/DeviceGuard.h"

@@ -16,7 +16,8 @@
 #include <vector>
 
 #include <ATen/Parallel.h>
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
 
 #include "tests/support/error_of.h"
 

@@ -6,7 +6,8 @@
 #include <limits>
 #include <sstream>
 
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
 
 namespace {
 

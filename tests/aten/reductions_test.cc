@@ -12,7 +12,8 @@
 #include <tuple>
 #include <vector>
 
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
 
 #include "tests/support/error_of.h"
 

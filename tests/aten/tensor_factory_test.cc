@@ -8,7 +8,9 @@
 #include <vector>
 
 #include <ATen/EmptyTensor.h>
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/detail/TensorDataContainer.h>
+#include <torch/types.h>
 
 #include "c10/core/CPUAllocator.h"
 #include "tests/support/error_of.h"

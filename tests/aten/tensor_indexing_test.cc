@@ -8,7 +8,9 @@
 #include <sstream>
 #include <vector>
 
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/detail/TensorDataContainer.h>
+#include <torch/types.h>
 
 #include "tests/support/error_of.h"
 

@@ -17,8 +17,9 @@
 #include <utility>
 #include <vector>
 
+#include <torch/autograd.h>
 #include <torch/library.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 #include "autograd/input_buffer.h"
 #include "c10/core/CPUAllocator.h"

@@ -10,7 +10,9 @@
 #include <thread>
 #include <vector>
 
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/library.h>
+#include <torch/types.h>
 
 #include "registration/library.h"
 #include "tests/support/error_of.h"

@@ -7,7 +7,8 @@
 
 #include <thread>
 
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
 
 #include "autograd/graph_task.h"
 #include "autograd/ready_queue.h"

@@ -9,7 +9,8 @@
 #include <string>
 #include <vector>
 
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
 
 #include "autograd/gradcheck.h"
 

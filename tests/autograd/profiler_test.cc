@@ -21,7 +21,9 @@
 #include <thread>
 #include <vector>
 
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
+#include <torch/utils.h>
 
 #include "c10/core/CPUAllocator.h"
 #include "tests/support/error_of.h"

@@ -14,7 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
 
 #include "tests/support/error_of.h"
 

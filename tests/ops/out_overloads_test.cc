@@ -13,7 +13,8 @@
 #include <tuple>
 #include <vector>
 
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
 
 #include "tests/ops/conformance.h"
 

@@ -13,7 +13,8 @@
 #include <mutex>
 #include <vector>
 
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
 
 #include "aten/PhiloxRNG.h"
 #include "tests/ops/conformance.h"

@@ -10,7 +10,8 @@
 #include <fstream>
 #include <string>
 
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
 
 #include "registration/cpu_capability.h"
 #include "registration/plugin_loader.h"

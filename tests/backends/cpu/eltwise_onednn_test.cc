@@ -15,7 +15,8 @@
 #include <limits>
 #include <string>
 
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
 
 #include "backends/cpu/eltwise_onednn.h"
 

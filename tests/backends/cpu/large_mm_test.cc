@@ -7,7 +7,8 @@
 #include <cmath>
 #include <cstdint>
 
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
 
 namespace {
 

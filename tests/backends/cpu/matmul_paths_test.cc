@@ -10,7 +10,8 @@
 #include <functional>
 #include <string>
 
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
 
 #include "backends/cpu/matmul.h"
 

@@ -14,7 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include <torch/torch.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
 
 #include "aten/CPUGeneratorImpl.h"
 #include "tests/backends/cuda/gpu_test_util.h"

@@ -10,8 +10,9 @@
 #include <vector>
 
 #include <c10/cuda/CUDAFunctions.h>
+#include <torch/autograd.h>
 #include <torch/cuda.h>
-#include <torch/torch.h>
+#include <torch/types.h>
 
 namespace ember_gpu_test {
 

@@ -68,11 +68,15 @@ def ember_core_library(
         **kwargs
     )
 
-def ember_cc_test(name, srcs, deps = [], size = "small", **kwargs):
+def ember_cc_test(name, srcs, deps = [], size = "small", single_threaded = False, tags = [], **kwargs):
     """A GoogleTest suite; `deps` are what it tests.
 
     Every suite also gets gtest/gmock and ember_test::errorOf
-    (tests/support/error_of.h).
+    (tests/support/error_of.h). `single_threaded = True` declares that the
+    suite starts no thread where OpenMP has one: it is tagged
+    single_threaded, which --config=tsan leaves out, and fails under
+    --config=asan if it starts one (See Note [Suites TSan leaves out] in
+    .bazelrc).
     """
     native.cc_test(
         name = name,
@@ -81,7 +85,8 @@ def ember_cc_test(name, srcs, deps = [], size = "small", **kwargs):
         deps = deps + [
             "@com_google_googletest//:gtest_main",
             "//tests/support:error_of",
-        ],
+        ] + (["//tests/support:one_thread_check"] if single_threaded else []),
+        tags = tags + (["single_threaded"] if single_threaded else []),
         **kwargs
     )
 

@@ -49,20 +49,7 @@ at::Tensor reduce_as_dtype(const at::Tensor& self, c10::ScalarType dtype,
 // within 1e-7, tests/aten:reductions_test). Adding a few floats per lane in
 // float before widening reached 1.31 ms but broke that bound (3e-7);
 // compensated (Kahan) float steps kept it, at the double lanes' speed, so
-// the plain double lanes stay.
-double sum_float_block(const float* __restrict p, int64_t n) {
-  constexpr int kLanes = 32;
-  double s[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int k = 0; k < kLanes; ++k) s[k] += p[i + k];
-  }
-  for (; i < n; ++i) s[0] += p[i];
-  for (int width = kLanes / 2; width > 0; width /= 2) {
-    for (int k = 0; k < width; ++k) s[k] += s[k + width];
-  }
-  return s[0];
-}
+// the plain double lanes stay (SumOps::block; sum_float_block for logsumexp).
 
 namespace {
 
@@ -332,6 +319,8 @@ at::Tensor argmax_or_argmin(const char* op, const at::Tensor& self,
 }
 
 }  // namespace
+
+double sum_float_block(const float* p, int64_t n) { return SumOps<float, float>::block(p, n); }
 
 at::Tensor sum(const at::Tensor& self, std::optional<c10::ScalarType> dtype) {
   return sum_or_mean("sum", false, self, std::nullopt, false, dtype);

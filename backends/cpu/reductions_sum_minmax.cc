@@ -61,7 +61,7 @@ at::Tensor reduce_as_dtype(const at::Tensor& self, c10::ScalarType dtype,
 // loop, -O3 -mavx2). A software prefetch kSumPrefetchBytes ahead, one per
 // cache line, keeps the memory busy: 6.5-7.7 ms in the same test. Only sum()
 // and mean() of a run in memory prefetch: logsumexp's blocks
-// (sum_float_block) are in the cache, and prefetching past them slowed it.
+// (sum_float_block) are already in the cache.
 constexpr int64_t kSumPrefetchBytes = 2048;
 
 namespace {

@@ -1,7 +1,8 @@
 // <torch/types.h> — libtorch's names for ATen under torch:: (torch::Tensor,
 // torch::ones, torch::kFloat32, ...) without the rest of <torch/torch.h>:
 // a source that needs tensors and autograd but not nn, optim or data can
-// include this and <torch/autograd.h> and compile in half the time.
+// include this and <torch/autograd.h> and compile in about two thirds of
+// the time.
 #pragma once
 
 #include <ATen/ATen.h>

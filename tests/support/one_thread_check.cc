@@ -2,17 +2,16 @@
 // True), which --config=tsan leaves out (See Note [Suites TSan leaves out]
 // in .bazelrc). Where OpenMP has one thread (OMP_NUM_THREADS=1, as under
 // --config=asan) it fails the program if a thread was started while it ran:
-// - under AddressSanitizer, every pthread_create is counted as it happens
-//   (this definition takes the place of the sanitizer's interceptor, a weak
-//   symbol, and calls it), so a thread started and joined inside one test
-//   is caught too, and the test that started it is named;
+// - under AddressSanitizer (clang's, the asan config's compiler), every
+//   pthread_create is counted as it happens (pthread_create below), so a
+//   thread started and joined inside one test is caught too, and the test
+//   that started it is named;
 // - in any build, the process must still have only its main thread after
 //   each test (/proc/self/task).
 #include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
@@ -24,9 +23,6 @@
 #if __has_feature(address_sanitizer)
 #define EMBER_ONE_THREAD_CHECK_COUNTS_CREATION 1
 #endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define EMBER_ONE_THREAD_CHECK_COUNTS_CREATION 1
 #endif
 
 namespace {
@@ -49,6 +45,9 @@ FirstThread& first_thread() {
   return first;
 }
 
+std::string test_name(const ::testing::TestInfo& info) {
+  return std::string(info.test_suite_name()) + "." + info.name();
+}
 
 void record(const std::string& test, const std::string& what) {
   FirstThread& first = first_thread();
@@ -74,9 +73,10 @@ class ThreadCountListener : public ::testing::EmptyTestEventListener {
  public:
   void OnTestEnd(const ::testing::TestInfo& info) override {
     const int n = threads_in_this_process();
-    if (n != 1) {
-      record(std::string(info.test_suite_name()) + "." + info.name(),
-             "the process had " + std::to_string(n) + " threads (-1: unreadable) after");
+    if (n < 0) {
+      record(test_name(info), "/proc/self/task could not be read after");
+    } else if (n != 1) {
+      record(test_name(info), "the process had " + std::to_string(n) + " threads after");
     }
   }
 };
@@ -123,8 +123,7 @@ using PthreadCreate = int (*)(pthread_t*, const pthread_attr_t*, void* (*)(void*
 
 std::string current_test() {
   const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  if (info == nullptr) return "the program, outside any test";
-  return std::string(info->test_suite_name()) + "." + info->name();
+  return info == nullptr ? "the program, outside any test" : test_name(*info);
 }
 
 // Whether the first pthread_create in the process lies in the object that

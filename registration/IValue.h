@@ -19,6 +19,10 @@
 //
 // IValue is for the boundary between the registry and kernels. Code that
 // knows its types should pass them unboxed.
+//
+// The string and list holders and the type traits live in
+// registration/ivalue_holders.h, the definition of to<T> in
+// registration/ivalue_to.h; this header includes both.
 #pragma once
 
 #include <cstddef>
@@ -69,74 +73,9 @@ namespace at {
 class Tensor;
 }  // namespace at
 
+#include "registration/ivalue_holders.h"
+
 namespace c10 {
-
-class IValue;
-
-namespace ivalue {
-
-// c10::ivalue::ConstantString
-//
-// The immutable string behind a String IValue. Shared by every copy of the
-// IValue; safe to read from any thread.
-class ConstantString final : public intrusive_ptr_target {
- public:
-  explicit ConstantString(std::string str) : str_(std::move(str)) {}
-  static intrusive_ptr<ConstantString> create(std::string str) {
-    return make_intrusive<ConstantString>(std::move(str));
-  }
-  const std::string& string() const { return str_; }
-  std::string_view string_view() const { return str_; }
-
- private:
-  const std::string str_;
-};
-
-// c10::ivalue::ListHolder<T>
-//
-// The elements behind a list IValue (T is int64_t, double, bool,
-// at::TensorBase or std::optional<at::TensorBase>). Immutable once shared:
-// copies of the IValue share it, and any thread may read it. Ember's own
-// type; PyTorch keeps lists in c10::List.
-template <class T>
-class ListHolder final : public intrusive_ptr_target {
- public:
-  explicit ListHolder(std::vector<T> elements)
-      : elements_(std::move(elements)) {}
-  static intrusive_ptr<ListHolder> create(std::vector<T> elements) {
-    return make_intrusive<ListHolder>(std::move(elements));
-  }
-  const std::vector<T>& elements() const { return elements_; }
-
- private:
-  friend class c10::IValue;
-  // Only moved from by IValue when it holds the sole reference.
-  std::vector<T> elements_;
-};
-
-}  // namespace ivalue
-
-namespace detail {
-
-template <class T>
-struct ivalue_is_optional : std::false_type {};
-template <class T>
-struct ivalue_is_optional<std::optional<T>> : std::true_type {};
-
-template <class T>
-struct ivalue_is_vector : std::false_type {};
-template <class T, class A>
-struct ivalue_is_vector<std::vector<T, A>> : std::true_type {};
-
-// at::TensorBase and the handles derived from it (at::Tensor).
-template <class T>
-constexpr bool ivalue_is_tensor_v =
-    std::is_base_of<at::TensorBase, std::decay_t<T>>::value;
-
-template <class T>
-struct ivalue_dependent_false : std::false_type {};
-
-}  // namespace detail
 
 // Note [IValue payload ownership]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -606,97 +545,7 @@ class IValue final {
 static_assert(sizeof(IValue) == 16,
               "c10::IValue: a tag and an 8-byte payload; keep it two words");
 
-// ---------------------------------------------------------------------------
-// Implementation of to<T>.
-
-template <class T, class Self>
-T IValue::toImpl(Self&& self) {
-  const IValue& cself = self;
-  constexpr bool kIsLvalue = std::is_lvalue_reference<Self>::value;
-  if constexpr (std::is_same<T, IValue>::value) {
-    return std::forward<Self>(self);
-  } else if constexpr (std::is_same<T, at::TensorBase>::value) {
-    return std::forward<Self>(self).toTensorBase();
-  } else if constexpr (detail::ivalue_is_tensor_v<T>) {
-    static_assert(std::is_constructible<T, at::TensorBase>::value,
-                  "c10::IValue::to<T>: a tensor handle T must be "
-                  "constructible from at::TensorBase");
-    return T(std::forward<Self>(self).toTensorBase());
-  } else if constexpr (std::is_same<T, double>::value) {
-    return cself.toDouble();
-  } else if constexpr (std::is_same<T, bool>::value) {
-    return cself.toBool();
-  } else if constexpr (std::is_integral<T>::value && std::is_signed<T>::value &&
-                       sizeof(T) == sizeof(int64_t)) {
-    return static_cast<T>(cself.toInt());
-  } else if constexpr (std::is_same<T, std::string>::value) {
-    return cself.toStringRef();
-  } else if constexpr (std::is_same<T, std::string_view>::value ||
-                       std::is_same<T, c10::IntArrayRef>::value) {
-    static_assert(kIsLvalue,
-                  "c10::IValue::to<T>: T is a view (std::string_view or "
-                  "c10::IntArrayRef) and would dangle once this rvalue IValue "
-                  "dies; call to<T>() on an IValue that outlives the view");
-    if constexpr (std::is_same<T, std::string_view>::value) {
-      return cself.toStringView();
-    } else {
-      return cself.toIntList();
-    }
-  } else if constexpr (std::is_same<T, std::vector<int64_t>>::value) {
-    return std::forward<Self>(self).toIntVector();
-  } else if constexpr (std::is_same<T, std::vector<double>>::value) {
-    return std::forward<Self>(self).toDoubleVector();
-  } else if constexpr (std::is_same<T, std::vector<bool>>::value) {
-    return std::forward<Self>(self).toBoolVector();
-  } else if constexpr (std::is_same<T, c10::Scalar>::value) {
-    return cself.toScalar();
-  } else if constexpr (std::is_same<T, c10::ScalarType>::value) {
-    return cself.toScalarType();
-  } else if constexpr (std::is_same<T, c10::Device>::value) {
-    return cself.toDevice();
-  } else if constexpr (std::is_same<T, at::Generator>::value) {
-    return std::forward<Self>(self).toGenerator();
-  } else if constexpr (detail::ivalue_is_optional<T>::value) {
-    if (cself.isNone()) return T();
-    return T(std::forward<Self>(self).template to<typename T::value_type>());
-  } else if constexpr (detail::ivalue_is_vector<T>::value) {
-    using E = typename T::value_type;
-    if constexpr (detail::ivalue_is_tensor_v<E>) {
-      std::vector<at::TensorBase> base =
-          std::forward<Self>(self).toTensorBaseVector();
-      if constexpr (std::is_same<T, std::vector<at::TensorBase>>::value) {
-        return base;
-      } else {
-        return T(std::make_move_iterator(base.begin()),
-                 std::make_move_iterator(base.end()));
-      }
-    } else if constexpr (detail::ivalue_is_optional<E>::value &&
-                         detail::ivalue_is_tensor_v<typename E::value_type>) {
-      auto base = std::forward<Self>(self).toOptionalTensorVector();
-      if constexpr (std::is_same<T, decltype(base)>::value) {
-        return base;
-      } else {
-        T result;
-        result.reserve(base.size());
-        for (auto& t : base) {
-          if (t.has_value()) {
-            result.emplace_back(typename E::value_type(std::move(*t)));
-          } else {
-            result.emplace_back(std::nullopt);
-          }
-        }
-        return result;
-      }
-    } else {
-      static_assert(detail::ivalue_dependent_false<T>::value,
-                    "c10::IValue::to<std::vector<E>>: E must be int64_t, "
-                    "double, bool, a tensor handle or std::optional of one");
-    }
-  } else {
-    static_assert(detail::ivalue_dependent_false<T>::value,
-                  "c10::IValue::to<T>: unsupported T; see the list in "
-                  "IValue.h");
-  }
-}
-
 }  // namespace c10
+
+// IValue::to<T>'s definition.
+#include "registration/ivalue_to.h"  // IWYU pragma: export

@@ -11,6 +11,12 @@
 #include <mutex>
 #include <string>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 #include "c10/util/Exception.h"
 
 namespace c10 {
@@ -144,6 +150,108 @@ size_t large_class(size_t nbytes) {
 
 bool is_large(size_t nbytes) { return nbytes >= kLargeMin && nbytes <= kLargeMax; }
 
+// Note [Huge pages for large blocks]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A kernel that streams through a tensor much larger than the caches touches
+// a new 4 KiB page every 64 cache lines: each costs a TLB miss, and the
+// hardware prefetchers, which do not cross a 4 KiB boundary, start again on
+// it. Linux backs memory with 2 MiB pages (transparent huge pages) where a
+// mapping asks for them with madvise(MADV_HUGEPAGE), the default setting of
+// /sys/kernel/mm/transparent_hugepage/enabled ("madvise"); glibc's malloc
+// does not ask. So a raw block of at least kHugeMin bytes is a mapping of its
+// own that starts on a 2 MiB boundary and is advised for huge pages; its
+// length is rounded up to the base page only, so the kernel backs the 2 MiB
+// stretches inside it with huge pages and the rest with base pages: no more
+// memory than malloc would use. Measured on a Zen 4 VM, 1 thread, 16M floats
+// (a stand-alone loop): sum 4.7-6.7 ms -> 3.4-3.8 ms, add into a new output
+// that faults its pages in 49-51 ms -> 16-17 ms. Freed huge blocks in the
+// large-block range are cached like any other (Note [Large CPU blocks]).
+// EMBER_CPU_HUGE_PAGES=0 in the environment turns this off (read once); it
+// is off under AddressSanitizer, whose checks need malloc's blocks.
+constexpr size_t kHugePage = size_t{2} << 20;
+constexpr size_t kHugeMin = kHugePage;
+constexpr bool kHugeBuildEnabled = !C10_ASAN_ENABLED;
+
+bool huge_pages_enabled() {
+  static const bool enabled = [] {
+    if (!kHugeBuildEnabled) return false;
+    const char* value = std::getenv("EMBER_CPU_HUGE_PAGES");
+    return value == nullptr || std::strcmp(value, "0") != 0;
+  }();
+  return enabled;
+}
+
+size_t base_page() {
+  static const size_t page = [] {
+    const long value = sysconf(_SC_PAGESIZE);
+    return value > 0 ? static_cast<size_t>(value) : size_t{4096};
+  }();
+  return page;
+}
+
+// The length of the mapping behind a huge raw block of `bytes` bytes.
+size_t huge_length(size_t bytes) {
+  const size_t page = base_page();
+  return (bytes + page - 1) / page * page;
+}
+
+bool is_huge(size_t raw_bytes) { return raw_bytes >= kHugeMin && huge_pages_enabled(); }
+
+[[noreturn]] C10_NOINLINE void fail_allocation(size_t nbytes);
+
+// munmap fails only for a range that is not a mapping of ours (a double
+// free or a corrupted pointer). free_cpu is a deleter and cannot throw, and
+// the address space is not what the allocator thinks: stop here.
+[[noreturn]] C10_NOINLINE void fail_unmap(const void* address, size_t length, int error,
+                                          const char* what) {
+  std::fprintf(stderr, "DefaultCPUAllocator: munmap(%p, %zu) %s failed: %s\n", address, length,
+               what, std::strerror(error));
+  std::abort();
+}
+
+// `raw_bytes` (>= kHugeMin) of fresh memory starting on a 2 MiB boundary,
+// advised for huge pages. See Note [Huge pages for large blocks].
+void* map_huge(size_t raw_bytes, size_t nbytes) {
+  const size_t length = huge_length(raw_bytes);
+  if (C10_UNLIKELY(length > std::numeric_limits<size_t>::max() - kHugePage)) {
+    fail_allocation(nbytes);
+  }
+  const size_t span = length + kHugePage;  // room to choose an aligned start
+  void* mapped = mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mapped == MAP_FAILED) fail_allocation(nbytes);
+  const uintptr_t first = reinterpret_cast<uintptr_t>(mapped);
+  const uintptr_t start = (first + kHugePage - 1) & ~static_cast<uintptr_t>(kHugePage - 1);
+  const size_t head = start - first;
+  const size_t tail = span - head - length;
+  if (head > 0 && munmap(mapped, head) != 0) fail_unmap(mapped, head, errno, "of a slack head");
+  if (tail > 0 && munmap(reinterpret_cast<void*>(start + length), tail) != 0) {
+    fail_unmap(reinterpret_cast<void*>(start + length), tail, errno, "of a slack tail");
+  }
+  void* block = reinterpret_cast<void*>(start);
+  // A hint: where the kernel has no huge pages (EINVAL) the block keeps base
+  // pages and works the same.
+  (void)madvise(block, length, MADV_HUGEPAGE);
+  return block;
+}
+
+// A raw block of `raw_bytes` (the request plus alignment padding): mapped
+// for huge pages from kHugeMin on, else malloc'ed; nullptr when malloc fails
+// (a failed mapping throws).
+void* raw_alloc(size_t raw_bytes, size_t nbytes) {
+  if (is_huge(raw_bytes)) return map_huge(raw_bytes, nbytes);
+  return std::malloc(raw_bytes);
+}
+
+// Gives back a raw block of `raw_bytes` from raw_alloc.
+void raw_free(void* raw, size_t raw_bytes) {
+  if (is_huge(raw_bytes)) {
+    const size_t length = huge_length(raw_bytes);
+    if (munmap(raw, length) != 0) fail_unmap(raw, length, errno, "freeing a huge-page block");
+    return;
+  }
+  std::free(raw);
+}
+
 // Adds `delta` to a counter only its owner thread writes: a plain load and
 // store (relaxed atomics so that readers on other threads are race-free).
 template <typename T>
@@ -196,7 +304,7 @@ void release_cache(CountSlot* slot) {
   while (slot->large_head != nullptr) {
     LargeBlock* block = slot->large_head;
     slot->large_head = block->next;
-    std::free(block);
+    raw_free(block, block->capacity + kCPUAlignment);
   }
   slot->small_count.store(0, std::memory_order_relaxed);
   slot->large_count.store(0, std::memory_order_relaxed);
@@ -385,9 +493,9 @@ void* alloc_cpu(size_t nbytes) {
     const size_t capacity = large_class(nbytes);
     honour_empty_cache(slot);
     raw = take_large(slot, capacity);
-    if (raw == nullptr) raw = std::malloc(capacity + kCPUAlignment);
+    if (raw == nullptr) raw = raw_alloc(capacity + kCPUAlignment, nbytes);
   } else {
-    raw = std::malloc(nbytes + kCPUAlignment);
+    raw = raw_alloc(nbytes + kCPUAlignment, nbytes);
   }
   if (C10_UNLIKELY(raw == nullptr)) fail_allocation(nbytes);
   // See Note [CPU block layout].
@@ -417,9 +525,12 @@ void free_cpu(void* data) {
   }
   if (kLargeCacheEnabled && is_large(header.nbytes)) {
     honour_empty_cache(slot);
-    if (keep_large(slot, header.raw, large_class(header.nbytes))) return;
+    const size_t capacity = large_class(header.nbytes);
+    if (keep_large(slot, header.raw, capacity)) return;
+    raw_free(header.raw, capacity + kCPUAlignment);
+    return;
   }
-  std::free(header.raw);
+  raw_free(header.raw, header.nbytes + kCPUAlignment);
 }
 
 Allocator* GetDefaultCPUAllocator() {

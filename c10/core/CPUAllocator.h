@@ -11,11 +11,15 @@
 //   c10::CPUAllocatorStats stats = c10::cpu_allocator_stats();
 //   // stats.bytes_in_use >= 4096
 //   std::cout << c10::cpu_memory_summary();   // a table, as PyTorch's memory_summary()
-//   c10::cpu_allocator_empty_cache();          // gives cached free blocks back to malloc
+//   c10::cpu_allocator_empty_cache();          // gives cached free blocks back to the system
 //
 // Small (<= 64 bytes) and large (64 KiB to 64 MiB) freed blocks are kept for
 // reuse (See Note [Small CPU blocks] and Note [Large CPU blocks] in
-// CPUAllocator.cc); everything else goes straight back to malloc.
+// CPUAllocator.cc); everything else goes straight back to the system.
+// Requests from about 2 MiB on (their size class plus 64 bytes of padding)
+// are mappings of their own that ask Linux for 2 MiB pages, which streaming
+// kernels read faster; EMBER_CPU_HUGE_PAGES=0 in the environment turns that
+// off (See Note [Huge pages for large blocks]).
 #pragma once
 
 #include <cstddef>
@@ -103,7 +107,7 @@ void reset_cpu_allocator_peak();
 
 // c10::cpu_allocator_empty_cache
 //
-// Gives the cached free blocks back to malloc (as torch.cuda.empty_cache()
+// Gives the cached free blocks back to the system (as torch.cuda.empty_cache()
 // does for its device): at once for the calling thread's cache and for those
 // of threads that have exited; a thread still running releases its cache at
 // its next allocation or free of a large block (a running thread's cache

@@ -4,10 +4,13 @@
 #include "c10/core/CPUAllocator.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <condition_variable>
 #include <mutex>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -299,6 +302,89 @@ TEST(CPUAllocator, ReusedLargeBlocksAreDisjointWritableAndCounted) {
   // Sizes outside the range are not affected.
   DataPtr huge = alloc->allocate((size_t{64} << 20) + 1);
   std::memset(huge.get(), 1, (size_t{64} << 20) + 1);
+}
+
+// The kernel's transparent-huge-page mode ("always", "madvise" or "never",
+// the bracketed word of /sys/kernel/mm/transparent_hugepage/enabled), or ""
+// when the kernel has none.
+std::string thp_mode() {
+  std::ifstream file("/sys/kernel/mm/transparent_hugepage/enabled");
+  std::string text;
+  std::getline(file, text);
+  const size_t open = text.find('[');
+  const size_t close = text.find(']');
+  if (open == std::string::npos || close == std::string::npos || close < open) return "";
+  return text.substr(open + 1, close - open - 1);
+}
+
+// /proc/self/smaps's THPeligible (0 or 1) for the mapping that holds `p`; -1
+// when no mapping holds it or the kernel does not report the field.
+int thp_eligible(const void* p) {
+  const uintptr_t address = reinterpret_cast<uintptr_t>(p);
+  std::ifstream smaps("/proc/self/smaps");
+  std::string line;
+  bool inside = false;
+  while (std::getline(smaps, line)) {
+    uintptr_t begin = 0, end = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> begin >> dash >> end && dash == '-') {
+      inside = begin <= address && address < end;
+      continue;
+    }
+    if (inside && line.rfind("THPeligible:", 0) == 0) {
+      return std::atoi(line.c_str() + std::strlen("THPeligible:"));
+    }
+  }
+  return -1;
+}
+
+// Blocks of 2 MiB and more are mappings advised for huge pages (Note [Huge
+// pages for large blocks]), smaller ones are malloc's; EMBER_CPU_HUGE_PAGES=0
+// (the suite's second target, allocator_no_huge_pages_test) turns it off.
+// Every byte stays usable, in and out of the large-block cache.
+TEST(CPUAllocator, BlocksOfTwoMiBAndMoreAskForHugePages) {
+  if (C10_ASAN_ENABLED) GTEST_SKIP() << "huge-page blocks are off under AddressSanitizer";
+  const std::string mode = thp_mode();
+  if (mode != "madvise") {
+    GTEST_SKIP() << "this kernel's transparent huge pages are '" << mode
+                 << "' (/sys/kernel/mm/transparent_hugepage/enabled); the test needs "
+                    "'madvise', where only advised mappings are eligible";
+  }
+  const char* setting = std::getenv("EMBER_CPU_HUGE_PAGES");
+  const int expected = setting != nullptr && std::string(setting) == "0" ? 0 : 1;
+  c10::Allocator* alloc = c10::GetCPUAllocator();
+  const c10::CPUAllocatorStats base = c10::cpu_allocator_stats();
+  // 1966081 bytes is the first request whose size class (2 MiB) with the
+  // alignment padding reaches 2 MiB; 1966080 (1.875 MiB, a class) the last
+  // that does not.
+  constexpr size_t kLastMalloced = 1966080;
+  const std::vector<size_t> sizes = {kLastMalloced + 1, 5537792,
+                                     size_t{64} << 20, (size_t{64} << 20) + 1,
+                                     (size_t{96} << 20) + 12345};
+  for (int round = 0; round < 2; ++round) {  // the second round reuses cached blocks
+    std::vector<DataPtr> live;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      live.push_back(alloc->allocate(sizes[i]));
+      ASSERT_TRUE(is_aligned(live.back().get(), 64));
+      std::memset(live.back().get(), static_cast<int>(i + 1), sizes[i]);
+    }
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      SCOPED_TRACE(std::to_string(sizes[i]) + " bytes, round " + std::to_string(round));
+      const auto* bytes = static_cast<const unsigned char*>(live[i].get());
+      ASSERT_EQ(bytes[0], i + 1);
+      ASSERT_EQ(bytes[sizes[i] - 1], i + 1);
+      EXPECT_EQ(thp_eligible(bytes), expected);
+      EXPECT_EQ(thp_eligible(bytes + sizes[i] - 1), expected);
+    }
+  }
+  DataPtr below = alloc->allocate(kLastMalloced);  // malloc's: not advised
+  std::memset(below.get(), 3, kLastMalloced);
+  EXPECT_EQ(thp_eligible(below.get()), 0);
+  below.clear();
+  EXPECT_EQ(c10::cpu_allocator_stats().bytes_in_use, base.bytes_in_use);
+  c10::cpu_allocator_empty_cache();  // unmaps the cached ones
+  EXPECT_EQ(c10::cpu_allocator_stats().cached_bytes, 0);
 }
 
 TEST(CPUAllocator, PeakSeesALargeBlockOfAnotherThread) {

@@ -76,6 +76,11 @@ using sum_acc_t = typename SumAcc<T>::type;
 
 constexpr int64_t kSumBlock = 4096;
 
+// How far ahead sum, mean and prod of a contiguous run in memory prefetch,
+// one cache line at a time: See Note [Sum prefetch] in
+// reductions_sum_minmax.cc.
+constexpr int64_t kReducePrefetchBytes = 2048;
+
 // ember::cpu::sum_float_block — the sum of n contiguous floats (a block of at
 // most kSumBlock), in double lanes, as sum() adds them (Note [Float sums at
 // memory speed]); logsumexp sums its exponentials with it.

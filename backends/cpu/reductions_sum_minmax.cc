@@ -58,11 +58,11 @@ at::Tensor reduce_as_dtype(const at::Tensor& self, c10::ScalarType dtype,
 // window and fewer loads are in flight than in a float loop: on a 2-vCPU
 // Zen 3 VM whose memory gives one thread ~10 GB/s, the double lanes read
 // 16M floats in 8.3-8.6 ms where float lanes take 5.4-6.1 ms (a stand-alone
-// loop, -O3 -mavx2). A software prefetch kSumPrefetchBytes ahead, one per
+// loop, -O3 -mavx2). A software prefetch kReducePrefetchBytes ahead, one per
 // cache line, keeps the memory busy: 6.5-7.7 ms in the same test. Only sum()
 // and mean() of a run in memory prefetch: logsumexp's blocks
-// (sum_float_block) are already in the cache.
-constexpr int64_t kSumPrefetchBytes = 2048;
+// (sum_float_block) are already in the cache. prod's float steps
+// (Note [Float products in float steps]) prefetch the same way.
 
 namespace {
 
@@ -119,7 +119,7 @@ struct SumOps {
     int64_t i = 0;
     for (; i + kLanes <= n; i += kLanes) {
       if constexpr (kPrefetch) {  // See Note [Sum prefetch].
-        const char* ahead = reinterpret_cast<const char*>(p + i) + kSumPrefetchBytes;
+        const char* ahead = reinterpret_cast<const char*>(p + i) + kReducePrefetchBytes;
         for (size_t line = 0; line < kLanes * sizeof(in_t); line += 64) {
           __builtin_prefetch(ahead + line);
         }

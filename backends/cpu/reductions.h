@@ -14,6 +14,7 @@
 // CPU plugin (tests may call the kernels directly).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <tuple>
@@ -80,6 +81,13 @@ constexpr int64_t kSumBlock = 4096;
 // one cache line at a time: See Note [Sum prefetch] in
 // reductions_sum_minmax.cc.
 constexpr int64_t kReducePrefetchBytes = 2048;
+
+// Prefetches the cache lines of the `bytes` bytes that start
+// kReducePrefetchBytes past `p`.
+inline void prefetch_ahead(const void* p, size_t bytes) {
+  const char* ahead = static_cast<const char*>(p) + kReducePrefetchBytes;
+  for (size_t line = 0; line < bytes; line += 64) __builtin_prefetch(ahead + line);
+}
 
 // ember::cpu::sum_float_block — the sum of n contiguous floats (a block of at
 // most kSumBlock), in double lanes, as sum() adds them (Note [Float sums at

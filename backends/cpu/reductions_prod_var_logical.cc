@@ -82,11 +82,7 @@ struct ProdOps {
         for (int k = 0; k < kLanes; ++k) f[k] = 1.0f;
         for (int j = 0; j < kSteps; ++j) {
           // See Note [Sum prefetch] in reductions_sum_minmax.cc.
-          const char* ahead =
-              reinterpret_cast<const char*>(p + i + j * kLanes) + kReducePrefetchBytes;
-          for (size_t line = 0; line < kLanes * sizeof(float); line += 64) {
-            __builtin_prefetch(ahead + line);
-          }
+          prefetch_ahead(p + i + j * kLanes, kLanes * sizeof(float));
           for (int k = 0; k < kLanes; ++k) f[k] *= p[i + j * kLanes + k];
         }
         int32_t count = 0;  // normal partial products; integer lanes vectorize

@@ -119,10 +119,7 @@ struct SumOps {
     int64_t i = 0;
     for (; i + kLanes <= n; i += kLanes) {
       if constexpr (kPrefetch) {  // See Note [Sum prefetch].
-        const char* ahead = reinterpret_cast<const char*>(p + i) + kReducePrefetchBytes;
-        for (size_t line = 0; line < kLanes * sizeof(in_t); line += 64) {
-          __builtin_prefetch(ahead + line);
-        }
+        prefetch_ahead(p + i, kLanes * sizeof(in_t));
       }
       for (int k = 0; k < kLanes; ++k) s[k] = add(s[k], load(p[i + k]));
     }

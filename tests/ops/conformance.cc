@@ -164,20 +164,7 @@ Ref zip(const Ref& a, const Ref& b, const std::function<double(double, double)>&
 }
 
 ScalarType result_type(ScalarType a, int64_t a_dim, ScalarType b, int64_t b_dim) {
-  std::optional<ScalarType> dimensioned, zero_dim;
-  auto add = [](std::optional<ScalarType>& acc, ScalarType t) {
-    acc = acc ? c10::promoteTypes(*acc, t) : t;
-  };
-  add(a_dim > 0 ? dimensioned : zero_dim, a);
-  add(b_dim > 0 ? dimensioned : zero_dim, b);
-  if (!dimensioned) return *zero_dim;
-  if (!zero_dim) return *dimensioned;
-  auto category = [](ScalarType t) {
-    return t == kBool ? 0 : c10::isFloatingType(t) ? 2 : 1;
-  };
-  return category(*zero_dim) > category(*dimensioned)
-             ? c10::promoteTypes(*dimensioned, *zero_dim)
-             : *dimensioned;
+  return result_type({{a, a_dim}, {b, b_dim}});
 }
 
 // ---- tensors ----------------------------------------------------------------------------

@@ -180,15 +180,15 @@ class IValue final {
       : IValue(Tag::DoubleList, newList(std::move(v))) {}
   IValue(std::vector<bool> v) : IValue(Tag::BoolList, newList(std::move(v))) {}
   template <class T,
-            std::enable_if_t<detail::ivalue_is_tensor_v<T>, int> = 0>
+            std::enable_if_t<impl::is_tensor_like_v<T>, int> = 0>
   IValue(std::vector<T> v)
       : IValue(Tag::TensorList, newList(asBaseVector(std::move(v)))) {}
   template <class T,
-            std::enable_if_t<detail::ivalue_is_tensor_v<T>, int> = 0>
+            std::enable_if_t<impl::is_tensor_like_v<T>, int> = 0>
   IValue(c10::ArrayRef<T> v)
       : IValue(std::vector<at::TensorBase>(v.begin(), v.end())) {}
   template <class T,
-            std::enable_if_t<detail::ivalue_is_tensor_v<T>, int> = 0>
+            std::enable_if_t<impl::is_tensor_like_v<T>, int> = 0>
   IValue(std::vector<std::optional<T>> v)
       : IValue(Tag::OptionalTensorList, newList(asBaseVector(std::move(v)))) {}
 

@@ -36,20 +36,8 @@
 namespace c10 {
 namespace impl {
 
-// Note [Tensor-like types]
-// ~~~~~~~~~~~~~~~~~~~~~~~~
-// The registry sits below aten, so it cannot name at::Tensor. Any class
-// derived from at::TensorBase that is constructible from one is treated as a
-// tensor: the boxed wrapper builds it from the IValue's TensorBase and boxes
-// it back as a TensorBase. at::Tensor adds methods only, no data.
-template <class T>
-constexpr bool is_tensor_like_v =
-    std::is_base_of<at::TensorBase, std::decay_t<T>>::value;
-
-template <class T>
-struct is_optional : std::false_type {};
-template <class T>
-struct is_optional<std::optional<T>> : std::true_type {};
+// is_tensor_like_v and is_optional: ivalue_holders.h (Note [Tensor-like
+// types]).
 
 template <class T>
 struct is_tuple : std::false_type {};

@@ -61,22 +61,32 @@ class ListHolder final : public intrusive_ptr_target {
 
 }  // namespace ivalue
 
-namespace detail {
+namespace impl {
+
+// Note [Tensor-like types]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// The registry sits below aten, so it cannot name at::Tensor. Any class
+// derived from at::TensorBase that is constructible from one is treated as a
+// tensor: IValue stores it as its TensorBase, and the boxed wrappers
+// (boxing.h) build it from the IValue's TensorBase and box it back as a
+// TensorBase. at::Tensor adds methods only, no data.
+template <class T>
+constexpr bool is_tensor_like_v =
+    std::is_base_of<at::TensorBase, std::decay_t<T>>::value;
 
 template <class T>
-struct ivalue_is_optional : std::false_type {};
+struct is_optional : std::false_type {};
 template <class T>
-struct ivalue_is_optional<std::optional<T>> : std::true_type {};
+struct is_optional<std::optional<T>> : std::true_type {};
+
+}  // namespace impl
+
+namespace detail {
 
 template <class T>
 struct ivalue_is_vector : std::false_type {};
 template <class T, class A>
 struct ivalue_is_vector<std::vector<T, A>> : std::true_type {};
-
-// at::TensorBase and the handles derived from it (at::Tensor).
-template <class T>
-constexpr bool ivalue_is_tensor_v =
-    std::is_base_of<at::TensorBase, std::decay_t<T>>::value;
 
 template <class T>
 struct ivalue_dependent_false : std::false_type {};

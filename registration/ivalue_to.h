@@ -24,7 +24,7 @@ T IValue::toImpl(Self&& self) {
     return std::forward<Self>(self);
   } else if constexpr (std::is_same<T, at::TensorBase>::value) {
     return std::forward<Self>(self).toTensorBase();
-  } else if constexpr (detail::ivalue_is_tensor_v<T>) {
+  } else if constexpr (impl::is_tensor_like_v<T>) {
     static_assert(std::is_constructible<T, at::TensorBase>::value,
                   "c10::IValue::to<T>: a tensor handle T must be "
                   "constructible from at::TensorBase");
@@ -63,12 +63,12 @@ T IValue::toImpl(Self&& self) {
     return cself.toDevice();
   } else if constexpr (std::is_same<T, at::Generator>::value) {
     return std::forward<Self>(self).toGenerator();
-  } else if constexpr (detail::ivalue_is_optional<T>::value) {
+  } else if constexpr (impl::is_optional<T>::value) {
     if (cself.isNone()) return T();
     return T(std::forward<Self>(self).template to<typename T::value_type>());
   } else if constexpr (detail::ivalue_is_vector<T>::value) {
     using E = typename T::value_type;
-    if constexpr (detail::ivalue_is_tensor_v<E>) {
+    if constexpr (impl::is_tensor_like_v<E>) {
       std::vector<at::TensorBase> base =
           std::forward<Self>(self).toTensorBaseVector();
       if constexpr (std::is_same<T, std::vector<at::TensorBase>>::value) {
@@ -77,8 +77,8 @@ T IValue::toImpl(Self&& self) {
         return T(std::make_move_iterator(base.begin()),
                  std::make_move_iterator(base.end()));
       }
-    } else if constexpr (detail::ivalue_is_optional<E>::value &&
-                         detail::ivalue_is_tensor_v<typename E::value_type>) {
+    } else if constexpr (impl::is_optional<E>::value &&
+                         impl::is_tensor_like_v<typename E::value_type>) {
       auto base = std::forward<Self>(self).toOptionalTensorVector();
       if constexpr (std::is_same<T, decltype(base)>::value) {
         return base;

@@ -27,9 +27,16 @@ namespace cuda {
 at::Tensor empty_cuda(c10::IntArrayRef sizes, c10::ScalarType dtype,
                       c10::Device device, const char* op = "empty");
 
+// Which dtypes a kernel is built for: the core five (Float, Double, Long,
+// Int, Bool: indexing, nn, random, range, scan kernels) or all ten
+// (pointwise, copy_ and the reductions; kernels::Dtype in launch.h).
+enum class KernelDtypes { kCore, kAll };
+
 // ember::cuda::kernel_dtype — the kernels' dtype for `type`; throws
-// c10::Error naming `op` for a dtype the CUDA kernels are not built for.
-kernels::Dtype kernel_dtype(c10::ScalarType type, const char* op);
+// c10::NotImplementedError naming `op`, the dtype and what the op has, for a
+// dtype outside `which`.
+kernels::Dtype kernel_dtype(c10::ScalarType type, const char* op,
+                            KernelDtypes which = KernelDtypes::kCore);
 
 // ember::cuda::current_stream — the calling thread's current cudaStream_t
 // on `device`.

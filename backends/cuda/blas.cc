@@ -1,6 +1,8 @@
 // backends/cuda/blas.cc — mm, mm.out, addmm and bmm on CUDA through cuBLAS,
-// for Float and Double. TF32 is off (CUBLAS_DEFAULT_MATH: full FP32 products),
-// as PyTorch's default torch.backends.cuda.matmul.allow_tf32 = False.
+// for Float and Double, and Half and BFloat16 (cublasGemmEx: 16-bit operands
+// and result, products accumulated in float, as PyTorch). TF32 is off
+// (CUBLAS_DEFAULT_MATH: full FP32 products), as PyTorch's default
+// torch.backends.cuda.matmul.allow_tf32 = False.
 //
 // Note [Row-major GEMM through cuBLAS]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
@@ -76,16 +78,20 @@ Operand operand(const at::Tensor& m) {
 }
 
 // The core's operand checks (as on the CPU), then what cuBLAS here takes:
-// Float or Double, both on one CUDA device.
+// a floating dtype, both on one CUDA device.
 void check_mm_args(const char* op, const at::Tensor& a, const at::Tensor& b, int64_t dim = 2) {
   at::native::check_matmul_operands(a, b, dim, op);
   TORCH_CHECK_NOT_IMPLEMENTED(
-      a.scalar_type() == c10::kFloat || a.scalar_type() == c10::kDouble, op,
-      ": dtype ", a.scalar_type(), " is not supported on CUDA yet (Float and "
-      "Double are).");
+      c10::isFloatingType(a.scalar_type()), op, ": dtype ", a.scalar_type(),
+      " is not supported on CUDA yet (Float, Double, Half and BFloat16 are).");
   TORCH_CHECK(a.device() == b.device() && a.is_cuda(), op,
               ": expected both matrices on one CUDA device, got ", a.device(),
               " and ", b.device(), ".");
+}
+
+// cuBLAS's name of a 16-bit floating dtype.
+cudaDataType_t reduced_type(c10::ScalarType t) {
+  return t == c10::kHalf ? CUDA_R_16F : CUDA_R_16BF;
 }
 
 // out (contiguous, n×m) = alpha * a·b + beta * out.
@@ -104,6 +110,13 @@ void gemm(const at::Tensor& a, const at::Tensor& b, at::Tensor& out, double alph
                              static_cast<const float*>(A.t.data_ptr()), A.ld, &fb,
                              static_cast<float*>(out.data_ptr()), ldc),
                  "cublasSgemm");
+  } else if (c10::isReducedFloatingType(out.scalar_type())) {
+    const float fa = static_cast<float>(alpha), fb = static_cast<float>(beta);
+    const cudaDataType_t dt = reduced_type(out.scalar_type());
+    check_cublas(cublasGemmEx(h, B.op, A.op, m, n, k, &fa, B.t.data_ptr(), dt, B.ld,
+                              A.t.data_ptr(), dt, A.ld, &fb, out.data_ptr(), dt, ldc,
+                              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                 "cublasGemmEx");
   } else {
     check_cublas(cublasDgemm(h, B.op, A.op, m, n, k, &alpha,
                              static_cast<const double*>(B.t.data_ptr()), B.ld,
@@ -201,6 +214,14 @@ at::Tensor bmm(const at::Tensor& self, const at::Tensor& mat2) {
                      A.batch_stride, &zero, static_cast<float*>(out.data_ptr()), ldc, n * m,
                      static_cast<int>(batch)),
                  "cublasSgemmStridedBatched");
+  } else if (c10::isReducedFloatingType(out.scalar_type())) {
+    const float one = 1, zero = 0;
+    const cudaDataType_t dt = reduced_type(out.scalar_type());
+    check_cublas(cublasGemmStridedBatchedEx(
+                     h, B.op, A.op, m, n, k, &one, B.t.data_ptr(), dt, B.ld, B.batch_stride,
+                     A.t.data_ptr(), dt, A.ld, A.batch_stride, &zero, out.data_ptr(), dt, ldc,
+                     n * m, static_cast<int>(batch), CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT),
+                 "cublasGemmStridedBatchedEx");
   } else {
     const double one = 1, zero = 0;
     check_cublas(cublasDgemmStridedBatched(

@@ -20,10 +20,10 @@ namespace cuda {
 namespace {
 
 kernels::Dtype floating_dtype(const at::Tensor& t, const char* op, const char* what) {
-  TORCH_CHECK(t.scalar_type() == c10::kFloat || t.scalar_type() == c10::kDouble, op,
-              ": expected ", what, " of dtype Float or Double on CUDA, but got ",
+  TORCH_CHECK(c10::isFloatingType(t.scalar_type()), op, ": expected ", what,
+              " of a floating dtype (Float, Double, Half or BFloat16) on CUDA, but got ",
               t.scalar_type(), ". Convert it with .to(torch::kFloat).");
-  return kernel_dtype(t.scalar_type(), op);
+  return kernel_dtype(t.scalar_type(), op, KernelDtypes::kAll);
 }
 
 void check_on_device(const at::Tensor& t, const at::Tensor& like, const char* op,
@@ -59,7 +59,7 @@ std::pair<int64_t, int64_t> rows_and_cols(const at::Tensor& t, const char* op) {
 at::Tensor softmax_forward(const at::Tensor& self, int64_t dim, bool half_to_float, bool log,
                            const char* op) {
   TORCH_CHECK_NOT_IMPLEMENTED(!half_to_float, op, ": half_to_float is not supported on "
-                              "CUDA (there are no Half kernels yet).");
+                              "CUDA yet; convert the input with .to(torch::kFloat) first.");
   const kernels::Dtype kd = floating_dtype(self, op, "an input");
   const at::Tensor x = self.dim() == 0 ? self.reshape({1}) : self;
   const int64_t d = at::maybe_wrap_dim(dim, x.dim(), op);
@@ -241,7 +241,7 @@ at::Tensor threshold_backward(const at::Tensor& grad_output, const at::Tensor& s
                         .add_output(out)
                         .add_input(grad_output)
                         .add_input(self));
-  const kernels::Dtype dtype = kernel_dtype(iter.common_dtype(), op);
+  const kernels::Dtype dtype = kernel_dtype(iter.common_dtype(), op, KernelDtypes::kAll);
   TORCH_CHECK_NOT_IMPLEMENTED(dtype != kernels::Dtype::kBool, op,
                               ": Bool operands are not supported on CUDA.");
   const double t = threshold.toDouble();

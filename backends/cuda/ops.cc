@@ -51,7 +51,7 @@ at::Tensor empty_cuda(c10::IntArrayRef sizes, c10::ScalarType dtype,
   return t;
 }
 
-kernels::Dtype kernel_dtype(c10::ScalarType type, const char* op) {
+kernels::Dtype kernel_dtype(c10::ScalarType type, const char* op, KernelDtypes which) {
   switch (type) {
     case c10::ScalarType::Float: return kernels::Dtype::kFloat;
     case c10::ScalarType::Double: return kernels::Dtype::kDouble;
@@ -60,10 +60,22 @@ kernels::Dtype kernel_dtype(c10::ScalarType type, const char* op) {
     case c10::ScalarType::Bool: return kernels::Dtype::kBool;
     default: break;
   }
-  TORCH_CHECK_NOT_IMPLEMENTED(false, op, ": dtype ", type,
-                              " is not supported by the CUDA backend yet (it "
-                              "has Float, Double, Long, Int and Bool). Convert "
-                              "with .to() first, or compute on the CPU.");
+  if (which == KernelDtypes::kAll) {
+    switch (type) {
+      case c10::ScalarType::Short: return kernels::Dtype::kShort;
+      case c10::ScalarType::Char: return kernels::Dtype::kChar;
+      case c10::ScalarType::Byte: return kernels::Dtype::kByte;
+      case c10::ScalarType::Half: return kernels::Dtype::kHalf;
+      case c10::ScalarType::BFloat16: return kernels::Dtype::kBFloat16;
+      default: break;
+    }
+  }
+  TORCH_CHECK_NOT_IMPLEMENTED(
+      false, op, ": dtype ", type, " is not supported by this op on CUDA yet (it has ",
+      which == KernelDtypes::kAll
+          ? "Bool, Byte, Char, Short, Int, Long, Half, BFloat16, Float and Double"
+          : "Float, Double, Long, Int and Bool",
+      "). Convert with .to() first, or compute on the CPU.");
   return kernels::Dtype::kFloat;
 }
 
@@ -207,24 +219,63 @@ void memcpy_host(void* dst, const void* src, size_t bytes, cudaMemcpyKind kind,
   C10_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
+void copy_on_device(at::Tensor& self, const at::Tensor& src);
+
+// Note [Copies between CUDA devices]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The source is made dense in the destination's dtype and shape on its own
+// device (one kernel, skipped when it is so already), moved by
+// cudaMemcpyPeerAsync into a dense tensor on the destination's device, and
+// copied from there into the destination's layout (skipped when the
+// destination is dense). The peer copy runs on the destination's current
+// stream after the source device's current stream has done what was queued
+// before (an event), and the source's stream waits for the copy in turn, so
+// neither device's caching allocator hands the memory out again early, as
+// PyTorch's copy between devices.
+void copy_between_devices(at::Tensor& self, const at::Tensor& src) {
+  const c10::Device from = src.device(), to = self.device();
+  at::Tensor dense = src;
+  if (!(src.is_contiguous() && src.scalar_type() == self.scalar_type() &&
+        src.sizes() == self.sizes())) {
+    c10::DeviceGuard guard(from);
+    dense = empty_cuda(self.sizes(), self.scalar_type(), from, "copy_");
+    copy_on_device(dense, src);
+  }
+  at::Tensor dst =
+      self.is_contiguous() ? self : empty_cuda(self.sizes(), self.scalar_type(), to, "copy_");
+  auto src_stream = static_cast<cudaStream_t>(current_stream(from));
+  auto dst_stream = static_cast<cudaStream_t>(current_stream(to));
+  // Each event is recorded and waited for on its own device.
+  auto order = [](c10::Device device, cudaStream_t before, cudaStream_t after) {
+    c10::DeviceGuard guard(device);
+    cudaEvent_t event = nullptr;
+    C10_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    const cudaError_t recorded = cudaEventRecord(event, before);
+    const cudaError_t waited =
+        recorded == cudaSuccess ? cudaStreamWaitEvent(after, event, 0) : recorded;
+    C10_CUDA_CHECK(cudaEventDestroy(event));  // freed once it completes
+    C10_CUDA_CHECK(waited);
+  };
+  order(from, src_stream, dst_stream);
+  {
+    c10::DeviceGuard guard(to);
+    C10_CUDA_CHECK(cudaMemcpyPeerAsync(dst.data_ptr(), to.index(), dense.data_ptr(),
+                                       from.index(), dst.nbytes(), dst_stream));
+  }
+  order(to, dst_stream, src_stream);
+  if (!self.is_contiguous()) {
+    c10::DeviceGuard guard(to);
+    copy_on_device(self, dst);
+  }
+}
+
 void copy_on_device(at::Tensor& self, const at::Tensor& src) {
-  TORCH_CHECK_NOT_IMPLEMENTED(self.device() == src.device() ||
-                                  (self.is_contiguous() && src.is_contiguous() &&
-                                   self.scalar_type() == src.scalar_type() &&
-                                   self.sizes() == src.sizes()),
-                              "copy_: between CUDA devices ", src.device(), " and ",
-                              self.device(), " only contiguous copies of the "
-                              "same dtype and shape are supported yet.");
   if (self.device() != src.device()) {
-    c10::DeviceGuard guard(self.device());
-    auto stream = static_cast<cudaStream_t>(current_stream(self.device()));
-    C10_CUDA_CHECK(cudaMemcpyPeerAsync(self.data_ptr(), self.device().index(),
-                                       src.data_ptr(), src.device().index(),
-                                       self.nbytes(), stream));
+    copy_between_devices(self, src);
     return;
   }
-  kernel_dtype(self.scalar_type(), "copy_");
-  kernel_dtype(src.scalar_type(), "copy_");
+  const kernels::Dtype dst_dtype = kernel_dtype(self.scalar_type(), "copy_", KernelDtypes::kAll);
+  const kernels::Dtype src_dtype = kernel_dtype(src.scalar_type(), "copy_", KernelDtypes::kAll);
   CUDAIterator iter(at::TensorIteratorConfig("copy_")
                         .add_output(self)
                         .add_input(src)
@@ -232,8 +283,7 @@ void copy_on_device(at::Tensor& self, const at::Tensor& src) {
                         .resize_outputs(false)
                         .declare_static_shape(self.sizes()));
   iter.run("copy_", [&](const kernels::Iteration& it, void* stream) {
-    return kernels::launch_copy(it, kernel_dtype(self.scalar_type(), "copy_"),
-                                kernel_dtype(src.scalar_type(), "copy_"), stream);
+    return kernels::launch_copy(it, dst_dtype, src_dtype, stream);
   });
 }
 

@@ -27,7 +27,7 @@ kernels::Dtype compute_dtype(const CUDAIterator& iter, const char* op, bool bool
   TORCH_CHECK_NOT_IMPLEMENTED(bool_ok || t != c10::kBool, op,
                               ": Bool operands are not supported by this op on CUDA. "
                               "Convert them to an integer or floating dtype first.");
-  return kernel_dtype(t, op);
+  return kernel_dtype(t, op, KernelDtypes::kAll);
 }
 
 void check_out(const at::Tensor& out, const char* op) {
@@ -60,7 +60,7 @@ at::Tensor floating_unary(const char* op, UnaryOp kind, const at::Tensor& out,
   TORCH_CHECK_NOT_IMPLEMENTED(c10::isFloatingType(iter.common_dtype()), op,
                               ": not implemented for '", iter.common_dtype(),
                               "'; pass a floating tensor.");
-  const kernels::Dtype dtype = kernel_dtype(iter.common_dtype(), op);
+  const kernels::Dtype dtype = kernel_dtype(iter.common_dtype(), op, KernelDtypes::kAll);
   iter.run(op, [&](const kernels::Iteration& it, void* stream) {
     return kernels::launch_unary(it, kind, dtype, p, stream);
   });
@@ -187,7 +187,7 @@ at::Tensor compare(const char* op, CompareOp kind, const at::Tensor& out, const 
                    const at::Tensor& b) {
   CUDAIterator iter(at::TensorIteratorConfig(op).add_output(out).add_input(a).add_input(b)
                         .declare_static_dtype(c10::kBool));
-  const kernels::Dtype dtype = kernel_dtype(iter.common_dtype(), op);
+  const kernels::Dtype dtype = kernel_dtype(iter.common_dtype(), op, KernelDtypes::kAll);
   iter.run(op, [&](const kernels::Iteration& it, void* stream) {
     return kernels::launch_compare(it, kind, dtype, stream);
   });
@@ -414,7 +414,7 @@ at::Tensor predicate(const char* op, PredicateOp kind, const at::Tensor& out,
                      const at::Tensor& self) {
   CUDAIterator iter(at::TensorIteratorConfig(op).add_output(out).add_input(self)
                         .declare_static_dtype(c10::kBool));
-  const kernels::Dtype dtype = kernel_dtype(iter.common_dtype(), op);
+  const kernels::Dtype dtype = kernel_dtype(iter.common_dtype(), op, KernelDtypes::kAll);
   iter.run(op, [&](const kernels::Iteration& it, void* stream) {
     return kernels::launch_predicate(it, kind, dtype, stream);
   });

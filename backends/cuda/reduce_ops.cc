@@ -78,7 +78,7 @@ void reduce_rows(const char* op, ReduceOp kind, const Rows& m, at::Tensor* value
   const c10::Device device = m.matrix.device();
   RowReduce r;
   r.in = m.matrix.data_ptr();
-  r.dtype = kernel_dtype(m.matrix.scalar_type(), op);
+  r.dtype = kernel_dtype(m.matrix.scalar_type(), op, KernelDtypes::kAll);
   r.rows = m.rows;
   r.cols = m.cols;
   r.n = m.rows * m.cols;
@@ -96,7 +96,7 @@ void reduce_rows(const char* op, ReduceOp kind, const Rows& m, at::Tensor* value
     RowReduce second;
     second.in = part_values.data_ptr();
     second.in_indices = r.indices;
-    second.dtype = kernel_dtype(partial, op);
+    second.dtype = kernel_dtype(partial, op, KernelDtypes::kAll);
     second.rows = 1;
     second.cols = chunks;
     second.n = chunks;
@@ -112,6 +112,13 @@ void reduce_rows(const char* op, ReduceOp kind, const Rows& m, at::Tensor* value
 
 // ---- sum ----------------------------------------------------------------------------------
 
+// What the sum kernels write: int64 for integers and Bool, float for Half
+// and BFloat16 (converted to the result's dtype after), else the dtype.
+c10::ScalarType sum_acc_type(c10::ScalarType input) {
+  if (c10::isIntegralType(input, /*includeBool=*/true)) return c10::kLong;
+  return c10::isReducedFloatingType(input) ? c10::kFloat : input;
+}
+
 at::Tensor sum(const at::Tensor& self, std::optional<c10::ScalarType> dtype) {
   const c10::ScalarType in_type = self.scalar_type();
   const bool integral = c10::isIntegralType(in_type, /*includeBool=*/true);
@@ -121,9 +128,8 @@ at::Tensor sum(const at::Tensor& self, std::optional<c10::ScalarType> dtype) {
   const at::Tensor input =
       (dtype.has_value() && *dtype != in_type) ? self.to(out_type).contiguous()
                                                : self.contiguous();
-  const c10::ScalarType acc_type =
-      c10::isIntegralType(input.scalar_type(), true) ? c10::kLong : input.scalar_type();
-  const kernels::Dtype kd = kernel_dtype(input.scalar_type(), "sum");
+  const c10::ScalarType acc_type = sum_acc_type(input.scalar_type());
+  const kernels::Dtype kd = kernel_dtype(input.scalar_type(), "sum", KernelDtypes::kAll);
   at::Tensor out = empty_cuda({}, acc_type, self.device(), "sum");
   at::Tensor workspace = empty_cuda({kernels::sum_workspace_elems(input.numel())},
                                     acc_type, self.device(), "sum");
@@ -144,9 +150,8 @@ at::Tensor sum_dim(const at::Tensor& self, at::OptionalIntArrayRef dim, bool kee
   const at::Tensor input =
       (dtype.has_value() && *dtype != in_type) ? self.to(out_type) : self;
   const Rows m = rows_of(input, mask);
-  const c10::ScalarType acc_type =
-      c10::isIntegralType(input.scalar_type(), true) ? c10::kLong : input.scalar_type();
-  const kernels::Dtype kd = kernel_dtype(input.scalar_type(), "sum");
+  const c10::ScalarType acc_type = sum_acc_type(input.scalar_type());
+  const kernels::Dtype kd = kernel_dtype(input.scalar_type(), "sum", KernelDtypes::kAll);
   at::Tensor out = empty_cuda(at::native::reduce_shape(self, mask, keepdim), acc_type,
                               self.device(), "sum");
   c10::DeviceGuard guard(self.device());
@@ -321,7 +326,7 @@ at::Tensor var_std(const char* op, bool take_sqrt, const at::Tensor& self,
   at::native::warn_var_dof(op, m.rows, m.cols, c);
   RowReduce r;
   r.in = m.matrix.data_ptr();
-  r.dtype = kernel_dtype(self.scalar_type(), op);
+  r.dtype = kernel_dtype(self.scalar_type(), op, KernelDtypes::kAll);
   r.rows = m.rows;
   r.cols = m.cols;
   r.n = m.rows * m.cols;

@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <map>
+#include <mutex>
 #include <random>
 #include <sstream>
 
@@ -41,6 +43,23 @@ std::vector<c10::Device> devices_under_test() {
     if (!item.empty()) devices.emplace_back(item);
   }
   return devices;
+}
+
+std::string device_unusable(c10::Device device) {
+  if (device.is_cpu()) return "";
+  static std::mutex mutex;
+  static std::map<std::string, std::string> reasons;  // by device
+  std::lock_guard<std::mutex> lock(mutex);
+  const auto found = reasons.find(device.str());
+  if (found != reasons.end()) return found->second;
+  std::string why;
+  try {
+    (void)at::empty({1}, at::TensorOptions().device(device));
+  } catch (const c10::Error& e) {
+    why = e.what_without_backtrace();
+  }
+  reasons.emplace(device.str(), why);
+  return why;
 }
 
 std::string device_test_name(const ::testing::TestParamInfo<c10::Device>& info) {

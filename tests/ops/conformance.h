@@ -64,9 +64,19 @@ const Dtypes& integral_and_bool_dtypes();
 // example "cuda:0"), for a backend whose plugin is present.
 std::vector<c10::Device> devices_under_test();
 
-// The fixture: GetParam() is the device under test.
+// Why `device` cannot be tested in this process ("" when it can): its
+// backend is asked for a tensor once, and what it throws is the reason (no
+// plugin, no CUDA device, ...). The CPU always can.
+std::string device_unusable(c10::Device device);
+
+// The fixture: GetParam() is the device under test. Every test skips, with
+// the reason, on a device that cannot be tested here (device_unusable).
 class OpTest : public ::testing::TestWithParam<c10::Device> {
  protected:
+  void SetUp() override {
+    const std::string why = device_unusable(device());
+    if (!why.empty()) GTEST_SKIP() << device() << " cannot be tested here: " << why;
+  }
   c10::Device device() const { return GetParam(); }
   at::TensorOptions options(ScalarType dtype) const {
     return at::TensorOptions().dtype(dtype).device(device());

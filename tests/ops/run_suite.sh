@@ -1,4 +1,5 @@
 #!/bin/bash
-# Runs one op-conformance suite binary (its path is the argument) with the
-# environment the sh_test sets (EMBER_CPU_CAPABILITY); see BUILD.bazel.
-exec "$1"
+# Runs one op-conformance suite binary (its path, then its arguments) with
+# the environment the sh_test sets (EMBER_CPU_CAPABILITY,
+# EMBER_CONFORMANCE_DEVICES); see BUILD.bazel.
+exec "$@"

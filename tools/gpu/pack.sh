@@ -4,12 +4,21 @@
 # but neither Bazel nor this project's Debian packages (docs/cuda.md,
 # "Running on a lent GPU machine"). Builds them -c opt, then writes
 #   .gpu/pack.tar.xz   the binaries with their runfiles (the plugins), and the
-#                      Debian libraries they load (oneDNN, gRPC, absl, ...)
+#                      Debian libraries they load (oneDNN, gRPC, absl, ...);
+#                      in ops/, the op-conformance suites of OPS_SUITES (run
+#                      on cuda:0 by run.sh) and the shared objects of theirs
+#                      that cuda_gpu_test's runfiles do not have
 #   .gpu/data/         the Fashion-MNIST files, for //tools:train
 # Run it from the repository root; then tools/gpu/run.sh there.
 set -euo pipefail
 ROOT=$(pwd)
-./bazelw build -c opt //tests/backends/cuda:cuda_gpu_test //tools/bench:cuda_bench //tools:train
+# The tests/ops suites the GPU run stamps for CUDA (tests/ops/BUILD.bazel's
+# *_cuda targets, without Bazel there).
+OPS_SUITES=${OPS_SUITES:-"arithmetic_test conversion_test factories_test pointwise_activation_test
+  pointwise_binary_test pointwise_ternary_test pointwise_unary_test reductions_test
+  nn_softmax_test nn_loss_test shape_test"}
+./bazelw build -c opt //tests/backends/cuda:cuda_gpu_test //tools/bench:cuda_bench //tools:train \
+  $(for s in $OPS_SUITES; do echo "//tests/ops:$s"; done)
 B=$ROOT/bazel-bin
 P=$(mktemp -d)
 trap 'rm -rf "$P"' EXIT
@@ -26,6 +35,16 @@ for prog in tests/backends/cuda/cuda_gpu_test tools/bench/cuda_bench tools/train
   ldd "$B/$prog" | awk '$3 ~ /^\/lib/ {print $3}'
 done | sort -u | grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt)\.so' |
   xargs -I{} cp -L {} lib/
+mkdir -p ops/lib
+for s in $OPS_SUITES; do
+  cp -L "$B/tests/ops/$s" ops/
+  find "$B/tests/ops/$s.runfiles/ember/_solib_k8" -name '*.so' | while read -r so; do
+    name=$(basename "$so")
+    if [ -z "$(find cuda_gpu_test.runfiles -name "$name" -print -quit)" ]; then
+      cp -L "$so" ops/lib/
+    fi
+  done
+done
 # Identical files of the three runfiles trees become hard links (tar stores
 # them once).
 for other in cuda_gpu_test train; do

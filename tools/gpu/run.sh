@@ -2,7 +2,9 @@
 # tools/gpu/run.sh — on the GPU machine, in the repository root with .gpu/
 # from tools/gpu/pack.sh: the GPU suite, compute-sanitizer's memcheck over
 # it, two epochs of //tools:train --device=cuda (checkpoint written), a third
-# epoch resumed from it on the CPU, one CNN epoch on the GPU, and cuda_bench. Logs go to $OUT (default
+# epoch resumed from it on the CPU, one CNN epoch on the GPU, cuda_bench, and
+# the packed op-conformance suites on cuda:0 (ops_*.log: every op and dtype
+# the suite checks, against its host references). Logs go to $OUT (default
 # /tmp/ember_gpu_out). cuBLAS comes from $CUDA_HOME/lib64 there.
 REPO=$(pwd)
 OUT=${OUT:-/tmp/ember_gpu_out}
@@ -30,6 +32,17 @@ timeout 120 ./train --device=cpu --epochs=3 --progress=quiet --data="$D" \
 # The CNN (convolutions and pools through the core's decompositions).
 timeout 180 ./train --device=cuda --model=cnn --epochs=1 --progress=quiet --data="$D" \
   2>&1 | tee "$OUT/train_cnn_cuda.log"
+# The op-conformance suites on cuda:0 only; the plugins come from
+# cuda_gpu_test's runfiles. A failure names the op, dtype and layout.
+for s in ops/*_test; do
+  name=$(basename "$s")
+  RUNFILES_DIR=$W/cuda_gpu_test.runfiles LD_LIBRARY_PATH=$W/ops/lib:$LD_LIBRARY_PATH \
+    EMBER_CONFORMANCE_DEVICES=cuda:0 timeout 120 "./$s" --gtest_filter='*cuda0*' \
+    > "$OUT/ops_$name.log" 2>&1
+  echo "$name rc=$? $(grep -cE '^\[       OK \]' "$OUT/ops_$name.log") ok," \
+    "$(grep -cE '^\[  FAILED  \] .*\(' "$OUT/ops_$name.log") failed," \
+    "$(grep -cE '^\[  SKIPPED \]' "$OUT/ops_$name.log") skipped"
+done
 CS=$(command -v compute-sanitizer || echo "$CUDA_HOME/bin/compute-sanitizer")
 timeout 120 "$CS" --tool memcheck --leak-check no ./cuda_gpu_test 2>&1 | tail -3 | tee "$OUT/memcheck.log"
 timeout 120 ./cuda_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true 2>&1 |

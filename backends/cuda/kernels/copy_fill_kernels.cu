@@ -1,5 +1,5 @@
 // backends/cuda/kernels/copy_fill_kernels.cu — copy_ between CUDA tensors
-// (any pair of the five dtypes, strided) and fill_ (a bit pattern of the
+// (any pair of the ten dtypes, strided; convert<> in dtypes.cuh) and fill_ (a bit pattern of the
 // element's size, so one kernel per element size serves every dtype).
 #include "backends/cuda/kernels/loops.cuh"
 
@@ -11,7 +11,7 @@ namespace {
 template <typename D, typename S>
 struct CopyOp {
   __device__ void operator()(char* const* p) const {
-    *reinterpret_cast<D*>(p[0]) = static_cast<D>(*reinterpret_cast<const S*>(p[1]));
+    *reinterpret_cast<D*>(p[0]) = convert<D>(*reinterpret_cast<const S*>(p[1]));
   }
 };
 

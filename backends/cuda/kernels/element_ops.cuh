@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "backends/cuda/kernels/dtypes.cuh"
 #include "backends/cuda/kernels/launch.h"
 
 #ifdef __CUDACC__
@@ -109,7 +110,7 @@ EMBER_HD T integer_pow(T base, T exponent) {
       return T(0);
     }
   }
-  using U = typename std::make_unsigned<T>::type;
+  using U = wrap_t<T>;
   U result = 1;
   U b = static_cast<U>(base);
   U e = static_cast<U>(exponent);
@@ -185,7 +186,7 @@ EMBER_HD T floating_binary(BinaryOp op, T a, T b, const OpParams& p) {
 
 template <typename T>
 EMBER_HD T integral_binary(BinaryOp op, T a, T b, const OpParams& p) {
-  using U = typename std::make_unsigned<T>::type;
+  using U = wrap_t<T>;
   const U ua = static_cast<U>(a), ub = static_cast<U>(b);
   switch (op) {
     case BinaryOp::kAdd: return static_cast<T>(ua + static_cast<U>(p.i[0]) * ub);
@@ -314,12 +315,22 @@ EMBER_HD T floating_unary(UnaryOp op, T x, const OpParams& p) {
 
 template <typename T>
 EMBER_HD T integral_unary(UnaryOp op, T x, const OpParams& p) {
-  using U = typename std::make_unsigned<T>::type;
+  using U = wrap_t<T>;
   switch (op) {
     case UnaryOp::kRelu: return x > T(0) ? x : T(0);
     case UnaryOp::kNeg: return static_cast<T>(U(0) - static_cast<U>(x));
-    case UnaryOp::kAbs: return x < T(0) ? static_cast<T>(U(0) - static_cast<U>(x)) : x;
-    case UnaryOp::kSign: return T((T(0) < x) - (x < T(0)));
+    case UnaryOp::kAbs:
+      if constexpr (std::is_unsigned<T>::value) {
+        return x;
+      } else {
+        return x < T(0) ? static_cast<T>(U(0) - static_cast<U>(x)) : x;
+      }
+    case UnaryOp::kSign:
+      if constexpr (std::is_unsigned<T>::value) {
+        return T(x != T(0));
+      } else {
+        return T((T(0) < x) - (x < T(0)));
+      }
     case UnaryOp::kBitwiseNot: return static_cast<T>(~x);
     case UnaryOp::kHardtanh: {
       const T lo = static_cast<T>(p.i[0]), hi = static_cast<T>(p.i[1]);
@@ -390,7 +401,7 @@ EMBER_HD T ternary_value(TernaryOp op, T x, T y, T z, const OpParams& p) {
       default: break;
     }
   } else if constexpr (!std::is_same<T, bool>::value) {
-    using U = typename std::make_unsigned<T>::type;
+    using U = wrap_t<T>;
     switch (op) {
       case TernaryOp::kClamp: r = clamp_above(clamp_below(x, y), z); break;
       case TernaryOp::kAddcmul:
@@ -401,6 +412,37 @@ EMBER_HD T ternary_value(TernaryOp op, T x, T y, T z, const OpParams& p) {
     }
   }
   return r;
+}
+
+// ---- one element of a kernel, on the stored type -------------------------------------
+
+// What the pointwise kernels store, given their operands' stored values: the
+// op computed in opmath_t<T> and rounded once (Note [Half and BFloat16 on
+// CUDA] in dtypes.cuh; for the other dtypes opmath_t<T> is T).
+template <typename T>
+EMBER_HD T binary_element(BinaryOp op, T a, T b, const OpParams& p) {
+  using C = opmath_t<T>;
+  return T(binary_value<C>(op, static_cast<C>(a), static_cast<C>(b), p));
+}
+template <typename T>
+EMBER_HD T unary_element(UnaryOp op, T x, const OpParams& p) {
+  using C = opmath_t<T>;
+  return T(unary_value<C>(op, static_cast<C>(x), p));
+}
+template <typename T>
+EMBER_HD bool predicate_element(PredicateOp op, T x) {
+  using C = opmath_t<T>;
+  return predicate_value<C>(op, static_cast<C>(x));
+}
+template <typename T>
+EMBER_HD bool compare_element(CompareOp op, T a, T b) {
+  using C = opmath_t<T>;
+  return compare_value<C>(op, static_cast<C>(a), static_cast<C>(b));
+}
+template <typename T>
+EMBER_HD T ternary_element(TernaryOp op, T x, T y, T z, const OpParams& p) {
+  using C = opmath_t<T>;
+  return T(ternary_value<C>(op, static_cast<C>(x), static_cast<C>(y), static_cast<C>(z), p));
 }
 
 // ---- reductions ---------------------------------------------------------------------

@@ -15,9 +15,15 @@ namespace ember {
 namespace cuda {
 namespace kernels {
 
-// The dtypes the CUDA kernels are instantiated for (others are refused by
-// the host code with a message naming the dtype).
-enum class Dtype : int { kFloat, kDouble, kLong, kInt, kBool };
+// The dtypes of the CUDA kernels. The pointwise, copy and reduction kernels
+// take all ten; the others take the first five ("core") and the host code
+// refuses the rest with a message naming the dtype (kernel_dtype in
+// CUDAIterator.h). Half and BFloat16: Note [Half and BFloat16 on CUDA] in
+// dtypes.cuh.
+enum class Dtype : int {
+  kFloat, kDouble, kLong, kInt, kBool,  // core
+  kShort, kChar, kByte, kHalf, kBFloat16
+};
 
 // Note [CUDA offset calculator]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 
+#include "backends/cuda/kernels/dtypes.cuh"
 #include "backends/cuda/kernels/launch.h"
 
 namespace ember {
@@ -198,7 +199,7 @@ std::string launch_elementwise_typed(const Iteration& it, F f, void* stream) {
   return launch_status();
 }
 
-// Calls f.template operator()<T>() for the C++ type of `dtype`.
+// Calls f(T{}) for the C++ type of `dtype`, any of the ten.
 template <typename F>
 std::string dispatch_dtype(Dtype dtype, F&& f) {
   switch (dtype) {
@@ -207,6 +208,11 @@ std::string dispatch_dtype(Dtype dtype, F&& f) {
     case Dtype::kLong: return f(int64_t{});
     case Dtype::kInt: return f(int32_t{});
     case Dtype::kBool: return f(bool{});
+    case Dtype::kShort: return f(int16_t{});
+    case Dtype::kChar: return f(int8_t{});
+    case Dtype::kByte: return f(uint8_t{});
+    case Dtype::kHalf: return f(Half{});
+    case Dtype::kBFloat16: return f(BFloat16{});
   }
   return "unknown dtype";
 }

@@ -2,8 +2,12 @@
 // needs beyond the pointwise ops: softmax and log_softmax over the last
 // dimension of a contiguous matrix and their backward, nll_loss and its
 // backward, threshold_backward (ReLU's gradient) and scaling by a host
-// scalar. Float and double.
+// scalar. Float, Double, Half and BFloat16 (the last two computed in float:
+// T below is the stored type, C = opmath_t<T> what a kernel computes in);
+// threshold_backward also the integer dtypes.
 #include <cmath>
+#include <string>
+#include <type_traits>
 
 #include "backends/cuda/kernels/loops.cuh"
 
@@ -61,34 +65,44 @@ __device__ T block_all(T v) {
 // One block per row: max, then the sum of exp(x - max), then the outputs.
 template <typename T, bool Log>
 __global__ void softmax_rows(const T* in, T* out, int64_t cols) {
+  using C = opmath_t<T>;
   const T* x = in + blockIdx.x * cols;
   T* y = out + blockIdx.x * cols;
-  T m = -INFINITY;
-  for (int64_t c = threadIdx.x; c < cols; c += kThreads) m = x[c] > m ? x[c] : m;
+  C m = -INFINITY;
+  for (int64_t c = threadIdx.x; c < cols; c += kThreads) {
+    const C v = static_cast<C>(x[c]);
+    m = v > m ? v : m;
+  }
   m = block_all<Combine::kMax>(m);
-  T s = 0;
-  for (int64_t c = threadIdx.x; c < cols; c += kThreads) s += exp(x[c] - m);
+  C s = 0;
+  for (int64_t c = threadIdx.x; c < cols; c += kThreads) s += exp(static_cast<C>(x[c]) - m);
   s = block_all<Combine::kSum>(s);
   if (Log) {
-    const T log_s = log(s);
-    for (int64_t c = threadIdx.x; c < cols; c += kThreads) y[c] = x[c] - m - log_s;
+    const C log_s = log(s);
+    for (int64_t c = threadIdx.x; c < cols; c += kThreads) {
+      y[c] = T(static_cast<C>(x[c]) - m - log_s);
+    }
   } else {
-    for (int64_t c = threadIdx.x; c < cols; c += kThreads) y[c] = exp(x[c] - m) / s;
+    for (int64_t c = threadIdx.x; c < cols; c += kThreads) {
+      y[c] = T(exp(static_cast<C>(x[c]) - m) / s);
+    }
   }
 }
 
 // log_softmax: gi = g - exp(y) * sum(g); softmax: gi = y * (g - sum(g * y)).
 template <typename T, bool Log>
 __global__ void softmax_backward_rows(const T* grad, const T* out, T* grad_in, int64_t cols) {
+  using C = opmath_t<T>;
   const int64_t base = blockIdx.x * cols;
-  T s = 0;
+  C s = 0;
   for (int64_t c = threadIdx.x; c < cols; c += kThreads) {
-    s += Log ? grad[base + c] : grad[base + c] * out[base + c];
+    const C g = static_cast<C>(grad[base + c]);
+    s += Log ? g : g * static_cast<C>(out[base + c]);
   }
   s = block_all<Combine::kSum>(s);
   for (int64_t c = threadIdx.x; c < cols; c += kThreads) {
-    const T g = grad[base + c], y = out[base + c];
-    grad_in[base + c] = Log ? g - exp(y) * s : y * (g - s);
+    const C g = static_cast<C>(grad[base + c]), y = static_cast<C>(out[base + c]);
+    grad_in[base + c] = T(Log ? g - exp(y) * s : y * (g - s));
   }
 }
 
@@ -100,28 +114,29 @@ template <typename T>
 __global__ void nll_forward(const T* x, const int64_t* target, const T* weight, T* out,
                             T* total_weight, int64_t n, int64_t classes, int reduction,
                             int64_t ignore_index, int64_t* bad) {
-  T loss = 0, wsum = 0;
+  using C = opmath_t<T>;
+  C loss = 0, wsum = 0;
   for (int64_t i = threadIdx.x; i < n; i += kThreads) {
     const int64_t t = target[i];
-    T li = 0;
+    C li = 0;
     if (t != ignore_index) {
       if (t < 0 || t >= classes) {
         atomicCAS(reinterpret_cast<unsigned long long*>(bad),
                   static_cast<unsigned long long>(INT64_MIN), static_cast<unsigned long long>(t));
       } else {
-        const T w = weight ? weight[t] : T(1);
-        li = -w * x[i * classes + t];
+        const C w = weight ? static_cast<C>(weight[t]) : C(1);
+        li = -w * static_cast<C>(x[i * classes + t]);
         wsum += w;
       }
     }
-    if (reduction == 0) out[i] = li;
+    if (reduction == 0) out[i] = T(li);
     loss += li;
   }
   loss = block_all<Combine::kSum>(loss);
   wsum = block_all<Combine::kSum>(wsum);
   if (threadIdx.x == 0) {
-    if (reduction != 0) out[0] = reduction == 1 ? loss / wsum : loss;
-    *total_weight = wsum;
+    if (reduction != 0) out[0] = T(reduction == 1 ? loss / wsum : loss);
+    *total_weight = T(wsum);
   }
 }
 
@@ -134,11 +149,12 @@ __global__ void nll_backward(const T* grad_output, const int64_t* target, const 
                              int64_t classes, int reduction, int64_t ignore_index) {
   const int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x;
   if (i >= n) return;
+  using C = opmath_t<T>;
   const int64_t t = target[i];
   if (t == ignore_index || t < 0 || t >= classes) return;
-  T g = reduction == 0 ? grad_output[i] : grad_output[0];
-  if (reduction == 1) g /= *total_weight;
-  grad_input[i * classes + t] = -(weight ? weight[t] : T(1)) * g;
+  C g = static_cast<C>(reduction == 0 ? grad_output[i] : grad_output[0]);
+  if (reduction == 1) g /= static_cast<C>(*total_weight);
+  grad_input[i * classes + t] = T(-(weight ? static_cast<C>(weight[t]) : C(1)) * g);
 }
 
 template <typename T>
@@ -147,17 +163,31 @@ struct ThresholdBackwardFn {
   __device__ void operator()(char* const* p) const {
     const T g = *reinterpret_cast<const T*>(p[1]);
     const T x = *reinterpret_cast<const T*>(p[2]);
-    *reinterpret_cast<T*>(p[0]) = static_cast<double>(x) <= threshold ? T(0) : g;
+    *reinterpret_cast<T*>(p[0]) = convert<double>(x) <= threshold ? convert<T>(0) : g;
   }
 };
 
 template <typename T>
 struct ScaleFn {
-  T factor;
+  opmath_t<T> factor;
   __device__ void operator()(char* const* p) const {
-    *reinterpret_cast<T*>(p[0]) = *reinterpret_cast<const T*>(p[1]) * factor;
+    *reinterpret_cast<T*>(p[0]) =
+        T(static_cast<opmath_t<T>>(*reinterpret_cast<const T*>(p[1])) * factor);
   }
 };
+
+// Calls f(T{}) for the stored type of a floating `dtype`; for the others
+// (which the host refuses first) returns that `op` has floating kernels only.
+template <typename F>
+std::string dispatch_floating(Dtype dtype, const char* op, F&& f) {
+  switch (dtype) {
+    case Dtype::kFloat: return f(float{});
+    case Dtype::kDouble: return f(double{});
+    case Dtype::kHalf: return f(Half{});
+    case Dtype::kBFloat16: return f(BFloat16{});
+    default: return std::string(op) + " is built for floating dtypes only";
+  }
+}
 
 int blocks_for(int64_t n) { return static_cast<int>((n + kThreads - 1) / kThreads); }
 
@@ -168,18 +198,14 @@ std::string launch_softmax(const void* in, void* out, int64_t rows, int64_t cols
   if (rows == 0 || cols == 0) return "";
   const auto s = static_cast<cudaStream_t>(stream);
   const unsigned grid = static_cast<unsigned>(rows);
-  switch (dtype) {
-    case Dtype::kFloat:
-      if (log) softmax_rows<float, true><<<grid, kThreads, 0, s>>>(static_cast<const float*>(in), static_cast<float*>(out), cols);
-      else softmax_rows<float, false><<<grid, kThreads, 0, s>>>(static_cast<const float*>(in), static_cast<float*>(out), cols);
-      return launch_status();
-    case Dtype::kDouble:
-      if (log) softmax_rows<double, true><<<grid, kThreads, 0, s>>>(static_cast<const double*>(in), static_cast<double*>(out), cols);
-      else softmax_rows<double, false><<<grid, kThreads, 0, s>>>(static_cast<const double*>(in), static_cast<double*>(out), cols);
-      return launch_status();
-    default: break;
-  }
-  return "softmax is built for float and double only";
+  return dispatch_floating(dtype, "softmax", [&](auto tag) {
+    using T = decltype(tag);
+    const T* x = static_cast<const T*>(in);
+    T* y = static_cast<T*>(out);
+    if (log) softmax_rows<T, true><<<grid, kThreads, 0, s>>>(x, y, cols);
+    else softmax_rows<T, false><<<grid, kThreads, 0, s>>>(x, y, cols);
+    return launch_status();
+  });
 }
 
 std::string launch_softmax_backward(const void* grad, const void* out, void* grad_in,
@@ -188,96 +214,63 @@ std::string launch_softmax_backward(const void* grad, const void* out, void* gra
   if (rows == 0 || cols == 0) return "";
   const auto s = static_cast<cudaStream_t>(stream);
   const unsigned grid = static_cast<unsigned>(rows);
-  switch (dtype) {
-    case Dtype::kFloat: {
-      auto g = static_cast<const float*>(grad);
-      auto y = static_cast<const float*>(out);
-      auto gi = static_cast<float*>(grad_in);
-      if (log) softmax_backward_rows<float, true><<<grid, kThreads, 0, s>>>(g, y, gi, cols);
-      else softmax_backward_rows<float, false><<<grid, kThreads, 0, s>>>(g, y, gi, cols);
-      return launch_status();
-    }
-    case Dtype::kDouble: {
-      auto g = static_cast<const double*>(grad);
-      auto y = static_cast<const double*>(out);
-      auto gi = static_cast<double*>(grad_in);
-      if (log) softmax_backward_rows<double, true><<<grid, kThreads, 0, s>>>(g, y, gi, cols);
-      else softmax_backward_rows<double, false><<<grid, kThreads, 0, s>>>(g, y, gi, cols);
-      return launch_status();
-    }
-    default: break;
-  }
-  return "softmax backward is built for float and double only";
+  return dispatch_floating(dtype, "softmax backward", [&](auto tag) {
+    using T = decltype(tag);
+    auto g = static_cast<const T*>(grad);
+    auto y = static_cast<const T*>(out);
+    auto gi = static_cast<T*>(grad_in);
+    if (log) softmax_backward_rows<T, true><<<grid, kThreads, 0, s>>>(g, y, gi, cols);
+    else softmax_backward_rows<T, false><<<grid, kThreads, 0, s>>>(g, y, gi, cols);
+    return launch_status();
+  });
 }
 
 std::string launch_nll_forward(const NllArgs& a, void* out, void* total_weight, int64_t* bad,
                                void* stream) {
   const auto s = static_cast<cudaStream_t>(stream);
-  switch (a.dtype) {
-    case Dtype::kFloat:
-      nll_forward<float><<<1, kThreads, 0, s>>>(
-          static_cast<const float*>(a.input), a.target, static_cast<const float*>(a.weight),
-          static_cast<float*>(out), static_cast<float*>(total_weight), a.n, a.classes,
-          a.reduction, a.ignore_index, bad);
-      return launch_status();
-    case Dtype::kDouble:
-      nll_forward<double><<<1, kThreads, 0, s>>>(
-          static_cast<const double*>(a.input), a.target, static_cast<const double*>(a.weight),
-          static_cast<double*>(out), static_cast<double*>(total_weight), a.n, a.classes,
-          a.reduction, a.ignore_index, bad);
-      return launch_status();
-    default: break;
-  }
-  return "nll_loss is built for float and double only";
+  return dispatch_floating(a.dtype, "nll_loss", [&](auto tag) {
+    using T = decltype(tag);
+    nll_forward<T><<<1, kThreads, 0, s>>>(
+        static_cast<const T*>(a.input), a.target, static_cast<const T*>(a.weight),
+        static_cast<T*>(out), static_cast<T*>(total_weight), a.n, a.classes, a.reduction,
+        a.ignore_index, bad);
+    return launch_status();
+  });
 }
 
 std::string launch_nll_backward(const NllArgs& a, const void* grad_output,
                                 const void* total_weight, void* grad_input, void* stream) {
   if (a.n == 0) return "";
   const auto s = static_cast<cudaStream_t>(stream);
-  switch (a.dtype) {
-    case Dtype::kFloat:
-      nll_backward<float><<<blocks_for(a.n), kThreads, 0, s>>>(
-          static_cast<const float*>(grad_output), a.target, static_cast<const float*>(a.weight),
-          static_cast<const float*>(total_weight), static_cast<float*>(grad_input), a.n,
-          a.classes, a.reduction, a.ignore_index);
-      return launch_status();
-    case Dtype::kDouble:
-      nll_backward<double><<<blocks_for(a.n), kThreads, 0, s>>>(
-          static_cast<const double*>(grad_output), a.target, static_cast<const double*>(a.weight),
-          static_cast<const double*>(total_weight), static_cast<double*>(grad_input), a.n,
-          a.classes, a.reduction, a.ignore_index);
-      return launch_status();
-    default: break;
-  }
-  return "nll_loss backward is built for float and double only";
+  return dispatch_floating(a.dtype, "nll_loss backward", [&](auto tag) {
+    using T = decltype(tag);
+    nll_backward<T><<<blocks_for(a.n), kThreads, 0, s>>>(
+        static_cast<const T*>(grad_output), a.target, static_cast<const T*>(a.weight),
+        static_cast<const T*>(total_weight), static_cast<T*>(grad_input), a.n, a.classes,
+        a.reduction, a.ignore_index);
+    return launch_status();
+  });
 }
 
 std::string launch_threshold_backward(const Iteration& it, Dtype dtype, double threshold,
                                       void* stream) {
-  switch (dtype) {
-    case Dtype::kFloat:
-      return launch_elementwise_typed<3, float>(it, ThresholdBackwardFn<float>{threshold}, stream);
-    case Dtype::kDouble:
-      return launch_elementwise_typed<3, double>(it, ThresholdBackwardFn<double>{threshold}, stream);
-    case Dtype::kLong:
-      return launch_elementwise_typed<3, int64_t>(it, ThresholdBackwardFn<int64_t>{threshold}, stream);
-    case Dtype::kInt:
-      return launch_elementwise_typed<3, int32_t>(it, ThresholdBackwardFn<int32_t>{threshold}, stream);
-    case Dtype::kBool: break;
-  }
-  return "threshold_backward is not built for bool";
+  if (dtype == Dtype::kBool) return "threshold_backward is not built for bool";
+  return dispatch_dtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same<T, bool>::value) {
+      return std::string("threshold_backward is not built for bool");
+    } else {
+      return launch_elementwise_typed<3, T>(it, ThresholdBackwardFn<T>{threshold}, stream);
+    }
+  });
 }
 
 std::string launch_scale(const Iteration& it, Dtype dtype, double factor, void* stream) {
-  switch (dtype) {
-    case Dtype::kFloat:
-      return launch_elementwise_typed<2, float>(it, ScaleFn<float>{static_cast<float>(factor)}, stream);
-    case Dtype::kDouble:
-      return launch_elementwise_typed<2, double>(it, ScaleFn<double>{factor}, stream);
-    default: break;
-  }
-  return "scaling is built for float and double only";
+  return dispatch_floating(dtype, "scaling", [&](auto tag) {
+    using T = decltype(tag);
+    return launch_elementwise_typed<2, T>(it, ScaleFn<T>{static_cast<opmath_t<T>>(factor)},
+                                          stream);
+  });
 }
 
 }  // namespace kernels

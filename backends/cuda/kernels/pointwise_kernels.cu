@@ -1,8 +1,8 @@
 // backends/cuda/kernels/pointwise_kernels.cu — the binary pointwise ops on the
 // GPU TensorIterator's layout (loops.cuh): arithmetic, maximum/minimum, pow,
 // bitwise ops, the one-sided clamps and the activations' backward ops (see
-// BinaryOp in launch.h). Instantiated for float, double, int64, int32 and
-// bool; an op that a dtype does not have is refused by the host code before
+// BinaryOp in launch.h). Instantiated for all ten dtypes (Half and BFloat16
+// computed in float); an op that a dtype does not have is refused by the host code before
 // the launch. Integer arithmetic wraps (computed unsigned), as on the CPU.
 #include <cmath>
 #include <type_traits>
@@ -22,7 +22,7 @@ struct BinaryFn {
   __device__ void operator()(char* const* ptr) const {
     const T a = *reinterpret_cast<const T*>(ptr[1]);
     const T b = *reinterpret_cast<const T*>(ptr[2]);
-    *reinterpret_cast<T*>(ptr[0]) = binary_value(op, a, b, p);
+    *reinterpret_cast<T*>(ptr[0]) = binary_element(op, a, b, p);
   }
 };
 

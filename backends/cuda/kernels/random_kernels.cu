@@ -42,6 +42,7 @@ std::string launch_random(const RandomArgs& a, void* stream) {
     case Dtype::kLong: random_kernel<int64_t><<<grid_for(blocks), kThreads, 0, s>>>(a, blocks); break;
     case Dtype::kInt: random_kernel<int32_t><<<grid_for(blocks), kThreads, 0, s>>>(a, blocks); break;
     case Dtype::kBool: random_kernel<bool><<<grid_for(blocks), kThreads, 0, s>>>(a, blocks); break;
+    default: return "random kernels: built for the core five dtypes only";
   }
   return launch_status();
 }

@@ -60,24 +60,7 @@ EMBER_HD void philox_block(uint64_t seed, uint64_t counter, uint32_t w[4]) {
   w[3] = c3;
 }
 
-EMBER_HD uint32_t float_bits(float x) {
-#ifdef __CUDA_ARCH__
-  return __float_as_uint(x);
-#else
-  uint32_t b;
-  std::memcpy(&b, &x, sizeof(b));
-  return b;
-#endif
-}
-EMBER_HD float bits_float(uint32_t b) {
-#ifdef __CUDA_ARCH__
-  return __uint_as_float(b);
-#else
-  float x;
-  std::memcpy(&x, &b, sizeof(x));
-  return x;
-#endif
-}
+// float_bits and bits_float: kernels/dtypes.cuh.
 
 // ---- words to numbers (backends/cpu/random_engine.h's, term for term) --------------
 EMBER_HD float uniform24(uint32_t w) { return static_cast<float>(w >> 8) * 0x1p-24f; }

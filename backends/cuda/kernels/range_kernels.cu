@@ -36,6 +36,7 @@ std::string launch_range(const RangeArgs& a, void* stream) {
     case Dtype::kLong: range_kernel<int64_t><<<grid, kThreads, 0, s>>>(a); break;
     case Dtype::kInt: range_kernel<int32_t><<<grid, kThreads, 0, s>>>(a); break;
     case Dtype::kBool: return "arange/linspace: no Bool results";
+    default: return "arange/linspace: built for float, double, int64 and int32 only";
   }
   return launch_status();
 }

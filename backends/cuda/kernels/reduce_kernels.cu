@@ -42,7 +42,7 @@ __global__ void partial_sums(const T* in, Acc* out, int64_t n) {
   Acc acc = 0;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * kThreads + threadIdx.x; i < n;
        i += static_cast<int64_t>(gridDim.x) * kThreads) {
-    acc += static_cast<Acc>(in[i]);
+    acc += convert<Acc>(in[i]);
   }
   acc = block_sum(acc);
   if (threadIdx.x == 0) out[blockIdx.x] = acc;
@@ -66,7 +66,7 @@ template <typename T, typename Acc>
 __global__ void row_sums(const T* in, Acc* out, int64_t cols) {
   const T* row = in + static_cast<int64_t>(blockIdx.x) * cols;
   Acc acc = 0;
-  for (int64_t j = threadIdx.x; j < cols; j += kThreads) acc += static_cast<Acc>(row[j]);
+  for (int64_t j = threadIdx.x; j < cols; j += kThreads) acc += convert<Acc>(row[j]);
   acc = block_sum(acc);
   if (threadIdx.x == 0) out[blockIdx.x] = acc;
 }
@@ -91,6 +91,11 @@ std::string launch_sum_rows(const void* in, void* out, int64_t rows, int64_t col
     case Dtype::kLong: return run_rows<int64_t, int64_t>(in, out, rows, cols, stream);
     case Dtype::kInt: return run_rows<int32_t, int64_t>(in, out, rows, cols, stream);
     case Dtype::kBool: return run_rows<bool, int64_t>(in, out, rows, cols, stream);
+    case Dtype::kShort: return run_rows<int16_t, int64_t>(in, out, rows, cols, stream);
+    case Dtype::kChar: return run_rows<int8_t, int64_t>(in, out, rows, cols, stream);
+    case Dtype::kByte: return run_rows<uint8_t, int64_t>(in, out, rows, cols, stream);
+    case Dtype::kHalf: return run_rows<Half, float>(in, out, rows, cols, stream);
+    case Dtype::kBFloat16: return run_rows<BFloat16, float>(in, out, rows, cols, stream);
   }
   return "sum: unknown dtype";
 }
@@ -108,6 +113,11 @@ std::string launch_sum(const void* in, void* out, void* workspace, int64_t n,
     case Dtype::kLong: return run<int64_t, int64_t>(in, out, workspace, n, stream);
     case Dtype::kInt: return run<int32_t, int64_t>(in, out, workspace, n, stream);
     case Dtype::kBool: return run<bool, int64_t>(in, out, workspace, n, stream);
+    case Dtype::kShort: return run<int16_t, int64_t>(in, out, workspace, n, stream);
+    case Dtype::kChar: return run<int8_t, int64_t>(in, out, workspace, n, stream);
+    case Dtype::kByte: return run<uint8_t, int64_t>(in, out, workspace, n, stream);
+    case Dtype::kHalf: return run<Half, float>(in, out, workspace, n, stream);
+    case Dtype::kBFloat16: return run<BFloat16, float>(in, out, workspace, n, stream);
   }
   return "sum: unknown dtype";
 }
@@ -123,20 +133,23 @@ namespace cuda {
 namespace kernels {
 namespace {
 
+// Values are compared as opmath_t<T> (Half and BFloat16 as float, exactly).
 template <typename T, bool kMax>
 __global__ void extreme_rows(RowReduce r) {
-  __shared__ T vals[kThreads];
+  using C = opmath_t<T>;
+  __shared__ C vals[kThreads];
   __shared__ int64_t idxs[kThreads];
   const T* in = static_cast<const T*>(r.in);
   const int64_t begin = static_cast<int64_t>(blockIdx.x) * r.cols;
   const int64_t end = begin + r.cols < r.n ? begin + r.cols : r.n;
-  T best = T(0);
+  C best = C(0);
   int64_t at = -1;
   for (int64_t j = begin + threadIdx.x; j < end; j += kThreads) {
     const int64_t pos =
         r.in_indices != nullptr ? r.in_indices[j] : (r.flat_positions ? j : j - begin);
-    if (at < 0 || better<kMax>(best, at, in[j], pos)) {
-      best = in[j];
+    const C v = static_cast<C>(in[j]);
+    if (at < 0 || better<kMax>(best, at, v, pos)) {
+      best = v;
       at = pos;
     }
   }
@@ -156,13 +169,16 @@ __global__ void extreme_rows(RowReduce r) {
     __syncthreads();
   }
   if (threadIdx.x == 0) {
-    if (r.values != nullptr) static_cast<T*>(r.values)[blockIdx.x] = vals[0];
+    if (r.values != nullptr) static_cast<T*>(r.values)[blockIdx.x] = T(vals[0]);
     if (r.indices != nullptr) r.indices[blockIdx.x] = idxs[0];
   }
 }
 
-template <typename T, typename Acc>
+// Out is the values' stored type (T for floating inputs, int64 otherwise);
+// the products are formed in Acc = opmath_t<Out>.
+template <typename T, typename Out>
 __global__ void prod_rows(RowReduce r) {
+  using Acc = opmath_t<Out>;
   __shared__ Acc parts[kThreads];
   const T* in = static_cast<const T*>(r.in);
   const int64_t begin = static_cast<int64_t>(blockIdx.x) * r.cols;
@@ -170,10 +186,10 @@ __global__ void prod_rows(RowReduce r) {
   Acc acc = Acc(1);
   for (int64_t j = begin + threadIdx.x; j < end; j += kThreads) {
     if constexpr (std::is_integral<Acc>::value) {  // wraps, as on the CPU
-      using U = typename std::make_unsigned<Acc>::type;
-      acc = static_cast<Acc>(static_cast<U>(acc) * static_cast<U>(static_cast<Acc>(in[j])));
+      using U = wrap_t<Acc>;
+      acc = static_cast<Acc>(static_cast<U>(acc) * static_cast<U>(convert<Acc>(in[j])));
     } else {
-      acc *= static_cast<Acc>(in[j]);
+      acc *= convert<Acc>(in[j]);
     }
   }
   parts[threadIdx.x] = acc;
@@ -181,7 +197,7 @@ __global__ void prod_rows(RowReduce r) {
   for (int half = kThreads / 2; half > 0; half /= 2) {
     if (threadIdx.x < half) {
       if constexpr (std::is_integral<Acc>::value) {
-        using U = typename std::make_unsigned<Acc>::type;
+        using U = wrap_t<Acc>;
         parts[threadIdx.x] = static_cast<Acc>(static_cast<U>(parts[threadIdx.x]) *
                                               static_cast<U>(parts[threadIdx.x + half]));
       } else {
@@ -190,7 +206,7 @@ __global__ void prod_rows(RowReduce r) {
     }
     __syncthreads();
   }
-  if (threadIdx.x == 0) static_cast<Acc*>(r.values)[blockIdx.x] = parts[0];
+  if (threadIdx.x == 0) static_cast<Out*>(r.values)[blockIdx.x] = Out(parts[0]);
 }
 
 template <typename T, bool kAll>
@@ -200,7 +216,7 @@ __global__ void logical_rows(RowReduce r) {
   const int64_t end = begin + r.cols < r.n ? begin + r.cols : r.n;
   int acc = kAll ? 1 : 0;
   for (int64_t j = begin + threadIdx.x; j < end; j += kThreads) {
-    const bool v = in[j] != T(0);
+    const bool v = convert<bool>(in[j]);
     acc = kAll ? (acc && v) : (acc || v);
   }
   acc = kAll ? __syncthreads_and(acc) : __syncthreads_or(acc);
@@ -217,14 +233,14 @@ __global__ void var_rows(RowReduce r) {
   const int64_t count = end > begin ? end - begin : 0;
   __shared__ double shared_mean;
   double s = 0;
-  for (int64_t j = begin + threadIdx.x; j < end; j += kThreads) s += static_cast<double>(in[j]);
+  for (int64_t j = begin + threadIdx.x; j < end; j += kThreads) s += convert<double>(in[j]);
   s = block_sum(s);
   if (threadIdx.x == 0) shared_mean = s / static_cast<double>(count);
   __syncthreads();
   const double mean = shared_mean;
   double m2 = 0;
   for (int64_t j = begin + threadIdx.x; j < end; j += kThreads) {
-    const double e = static_cast<double>(in[j]) - mean;
+    const double e = convert<double>(in[j]) - mean;
     m2 += e * e;
   }
   __syncthreads();  // block_sum's shared memory is reused
@@ -233,9 +249,9 @@ __global__ void var_rows(RowReduce r) {
     const double nan = __longlong_as_double(0x7ff8000000000000LL);
     double v = count == 0 ? nan : m2 / r.divisor;
     if (r.take_sqrt) v = sqrt(v);
-    if (r.values != nullptr) static_cast<T*>(r.values)[blockIdx.x] = static_cast<T>(v);
+    if (r.values != nullptr) static_cast<T*>(r.values)[blockIdx.x] = convert<T>(v);
     if (r.mean != nullptr) {
-      static_cast<T*>(r.mean)[blockIdx.x] = static_cast<T>(count == 0 ? nan : mean);
+      static_cast<T*>(r.mean)[blockIdx.x] = convert<T>(count == 0 ? nan : mean);
     }
   }
 }
@@ -249,14 +265,14 @@ std::string run_reduce(const RowReduce& r, ReduceOp op, cudaStream_t s) {
     case ReduceOp::kAll: logical_rows<T, true><<<blocks, kThreads, 0, s>>>(r); break;
     case ReduceOp::kAny: logical_rows<T, false><<<blocks, kThreads, 0, s>>>(r); break;
     case ReduceOp::kProd:
-      if constexpr (std::is_floating_point<T>::value) {
+      if constexpr (is_floating_v<T>) {
         prod_rows<T, T><<<blocks, kThreads, 0, s>>>(r);
       } else {
         prod_rows<T, int64_t><<<blocks, kThreads, 0, s>>>(r);
       }
       break;
     case ReduceOp::kVar:
-      if constexpr (std::is_floating_point<T>::value) {
+      if constexpr (is_floating_v<T>) {
         var_rows<T><<<blocks, kThreads, 0, s>>>(r);
         break;
       }
@@ -309,6 +325,7 @@ std::string launch_cumsum(const void* in, void* out, int64_t outer, int64_t n, i
     case Dtype::kBool:
       cumsum_lines<bool, bool><<<grid, kThreads, 0, s>>>(static_cast<const bool*>(in), static_cast<bool*>(out), outer, n, inner);
       break;
+    default: return "cumsum: a dtype outside the core five (refused by the host)";
   }
   return launch_status();
 }

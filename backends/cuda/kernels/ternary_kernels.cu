@@ -1,7 +1,7 @@
 // backends/cuda/kernels/ternary_kernels.cu — comparisons and logical binary
 // ops (Bool results), where, clamp with both bounds, addcmul, addcdiv and
-// lerp (TernaryOp in launch.h). Instantiated for float, double, int64, int32
-// and bool.
+// lerp (TernaryOp in launch.h). Instantiated for all ten dtypes (Half and BFloat16
+// computed in float).
 #include <cmath>
 #include <type_traits>
 
@@ -19,7 +19,7 @@ struct CompareFn {
   __device__ void operator()(char* const* ptr) const {
     const T a = *reinterpret_cast<const T*>(ptr[1]);
     const T b = *reinterpret_cast<const T*>(ptr[2]);
-    *reinterpret_cast<bool*>(ptr[0]) = compare_value(op, a, b);
+    *reinterpret_cast<bool*>(ptr[0]) = compare_element(op, a, b);
   }
 };
 
@@ -39,7 +39,7 @@ struct TernaryFn {
     const T x = *reinterpret_cast<const T*>(ptr[1]);
     const T y = *reinterpret_cast<const T*>(ptr[2]);
     const T z = *reinterpret_cast<const T*>(ptr[3]);
-    *reinterpret_cast<T*>(ptr[0]) = ternary_value(op, x, y, z, p);
+    *reinterpret_cast<T*>(ptr[0]) = ternary_element(op, x, y, z, p);
   }
 };
 

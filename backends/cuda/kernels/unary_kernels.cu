@@ -20,7 +20,7 @@ struct UnaryFn {
   OpParams p;
   __device__ void operator()(char* const* ptr) const {
     const T x = *reinterpret_cast<const T*>(ptr[1]);
-    *reinterpret_cast<T*>(ptr[0]) = unary_value(op, x, p);
+    *reinterpret_cast<T*>(ptr[0]) = unary_element(op, x, p);
   }
 };
 
@@ -29,7 +29,7 @@ struct PredicateFn {
   PredicateOp op;
   __device__ void operator()(char* const* ptr) const {
     const T x = *reinterpret_cast<const T*>(ptr[1]);
-    *reinterpret_cast<bool*>(ptr[0]) = predicate_value(op, x);
+    *reinterpret_cast<bool*>(ptr[0]) = predicate_element(op, x);
   }
 };
 

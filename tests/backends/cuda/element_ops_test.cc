@@ -1,9 +1,12 @@
 // The CUDA kernels' element functions (backends/cuda/kernels/element_ops.cuh)
 // run on the host, against the CPU plugin's ops on the same values: every
-// BinaryOp, UnaryOp, PredicateOp, CompareOp and TernaryOp on each dtype the
-// CUDA kernels are built for, with the parameters the CUDA host code
-// (backends/cuda/pointwise_ops.cc) passes, and the reductions' max/min rule
-// combined in a block's order. CI has no GPU: this is where the kernels'
+// BinaryOp, UnaryOp, PredicateOp, CompareOp and TernaryOp on each of the ten
+// dtypes the pointwise kernels are built for (through the *_element
+// functions the kernels call: Half and BFloat16 computed in float), with the
+// parameters the CUDA host code (backends/cuda/pointwise_ops.cc) passes; the
+// element conversions of copy_ (kernels/dtypes.cuh) for every dtype pair,
+// and the Half/BFloat16 roundings bit for bit against c10's; and the
+// reductions' max/min rule combined in a block's order. CI has no GPU: this is where the kernels'
 // arithmetic is checked there (the launches and memory traffic are the GPU
 // suite's, cuda_gpu_test).
 #include <gtest/gtest.h>
@@ -19,6 +22,8 @@
 #include <ATen/ATen.h>
 
 #include "backends/cuda/kernels/element_ops.cuh"
+#include "c10/util/BFloat16.h"
+#include "c10/util/Half.h"
 
 namespace {
 
@@ -33,9 +38,17 @@ std::vector<double> values_of(ScalarType t) {
   switch (t) {
     case ScalarType::Float:
     case ScalarType::Double:
+    case ScalarType::Half:
+    case ScalarType::BFloat16:
       return {-3.5, -2.5, -1, -0.75, -0.0, 0, 0.3, 0.5, 1, 1.5, 2.5, 7, 30, kInf, -kInf, kNan};
     case ScalarType::Bool:
       return {0, 1};
+    case ScalarType::Byte:
+      return {0, 1, 2, 3, 5, 7, 100, 128, 200, 255};
+    case ScalarType::Char:
+      return {-128, -7, -3, -2, -1, 0, 1, 2, 3, 5, 100, 127};
+    case ScalarType::Short:
+      return {-32768, -7, -3, -2, -1, 0, 1, 2, 3, 5, 300, 32767};
     default:
       return {-7, -3, -2, -1, 0, 1, 2, 3, 5, 100, 2147483647, -2147483647};
   }
@@ -61,6 +74,11 @@ void with_type(ScalarType t, F&& f) {
     case ScalarType::Long: f(int64_t{}); return;
     case ScalarType::Int: f(int32_t{}); return;
     case ScalarType::Bool: f(bool{}); return;
+    case ScalarType::Short: f(int16_t{}); return;
+    case ScalarType::Char: f(int8_t{}); return;
+    case ScalarType::Byte: f(uint8_t{}); return;
+    case ScalarType::Half: f(k::Half{}); return;
+    case ScalarType::BFloat16: f(k::BFloat16{}); return;
     default: FAIL() << "no kernel dtype " << t;
   }
 }
@@ -71,7 +89,12 @@ bool same(double expected, double actual, ScalarType t) {
   if (std::isnan(expected)) return std::isnan(actual);
   if (std::isinf(expected)) return expected == actual;
   if (!c10::isFloatingType(t)) return expected == actual;
-  const double tol = t == ScalarType::Float ? 4e-6 : 1e-13;
+  // Half and BFloat16: within one rounding of the float result (the CPU's
+  // float functions are not libm's).
+  const double tol = t == ScalarType::Float      ? 4e-6
+                     : t == ScalarType::Half     ? 2e-3
+                     : t == ScalarType::BFloat16 ? 1.6e-2
+                                                 : 1e-13;
   return std::abs(expected - actual) <= tol * (1 + std::abs(expected));
 }
 
@@ -82,11 +105,28 @@ std::string show(double v) {
   return s.str();
 }
 
-const std::vector<ScalarType> kFloating = {ScalarType::Float, ScalarType::Double};
-const std::vector<ScalarType> kNumeric = {ScalarType::Float, ScalarType::Double,
-                                          ScalarType::Long, ScalarType::Int};
-const std::vector<ScalarType> kAll = {ScalarType::Float, ScalarType::Double, ScalarType::Long,
-                                      ScalarType::Int, ScalarType::Bool};
+// A stored element from a double (which the dtype holds exactly) and back.
+template <typename T>
+T elem(double v) {
+  return k::convert<T>(v);
+}
+template <typename T>
+double num(T v) {
+  return k::convert<double>(v);
+}
+
+const std::vector<ScalarType> kFloating = {ScalarType::Float, ScalarType::Double,
+                                           ScalarType::Half, ScalarType::BFloat16};
+const std::vector<ScalarType> kIntegral = {ScalarType::Long, ScalarType::Int, ScalarType::Short,
+                                           ScalarType::Char, ScalarType::Byte};
+const std::vector<ScalarType> kNumeric = {
+    ScalarType::Float, ScalarType::Double, ScalarType::Half, ScalarType::BFloat16,
+    ScalarType::Long,  ScalarType::Int,    ScalarType::Short, ScalarType::Char,
+    ScalarType::Byte};
+const std::vector<ScalarType> kAll = {
+    ScalarType::Float, ScalarType::Double, ScalarType::Half, ScalarType::BFloat16,
+    ScalarType::Long,  ScalarType::Int,    ScalarType::Short, ScalarType::Char,
+    ScalarType::Byte,  ScalarType::Bool};
 
 // op on every pair (a, b) of t's values against cpu(a_column, b_row).
 void check_binary(const char* name, k::BinaryOp op, const k::OpParams& p,
@@ -102,8 +142,8 @@ void check_binary(const char* name, k::BinaryOp op, const k::OpParams& p,
       using T = decltype(tag);
       for (int64_t i = 0; i < n; ++i) {
         for (int64_t j = 0; j < n; ++j) {
-          const double got = static_cast<double>(
-              k::binary_value<T>(op, static_cast<T>(av[i]), static_cast<T>(av[j]), p));
+          const double got =
+              num(k::binary_element<T>(op, elem<T>(av[i]), elem<T>(av[j]), p));
           EXPECT_TRUE(same(expected[i * n + j], got, t))
               << "a=" << show(av[i]) << " b=" << show(av[j]) << ": cpu "
               << show(expected[i * n + j]) << ", kernel " << show(got);
@@ -124,7 +164,7 @@ void check_unary(const char* name, k::UnaryOp op, const k::OpParams& p,
     with_type(t, [&](auto tag) {
       using T = decltype(tag);
       for (size_t i = 0; i < xv.size(); ++i) {
-        const double got = static_cast<double>(k::unary_value<T>(op, static_cast<T>(xv[i]), p));
+        const double got = num(k::unary_element<T>(op, elem<T>(xv[i]), p));
         EXPECT_TRUE(same(expected[i], got, t))
             << "x=" << show(xv[i]) << ": cpu " << show(expected[i]) << ", kernel " << show(got);
       }
@@ -177,7 +217,8 @@ TEST(ElementOps, BinaryOpsMatchTheCpu) {
   check_binary("minimum", k::BinaryOp::kMinimum, {}, kAll,
                [](T a, T b) { return at::minimum(a, b); });
   check_binary("pow", k::BinaryOp::kPow, {}, kNumeric, [](T a, T b) { return at::pow(a, b); });
-  const std::vector<ScalarType> integral = {ScalarType::Long, ScalarType::Int, ScalarType::Bool};
+  std::vector<ScalarType> integral = kIntegral;
+  integral.push_back(ScalarType::Bool);
   check_binary("bitwise_and", k::BinaryOp::kBitAnd, {}, integral,
                [](T a, T b) { return at::bitwise_and(a, b); });
   check_binary("bitwise_or", k::BinaryOp::kBitOr, {}, integral,
@@ -244,7 +285,8 @@ TEST(ElementOps, UnaryOpsMatchTheCpu) {
   check_unary("round(-1)", k::UnaryOp::kRoundDecimals, minus_one, kFloating,
               [](T x) { return at::round(x, -1); });
   check_unary("bitwise_not", k::UnaryOp::kBitwiseNot, {},
-              {ScalarType::Long, ScalarType::Int, ScalarType::Bool},
+              {ScalarType::Long, ScalarType::Int, ScalarType::Short, ScalarType::Char,
+               ScalarType::Byte, ScalarType::Bool},
               [](T x) { return at::bitwise_not(x); });
   check_unary("hardtanh", k::UnaryOp::kHardtanh, pair(-1.5, 2), no_bool,
               [](T x) { return at::hardtanh(x, -1.5, 2); });
@@ -288,7 +330,7 @@ TEST(ElementOps, PredicatesAndComparisonsMatchTheCpu) {
       with_type(t, [&](auto tag) {
         using V = decltype(tag);
         for (size_t i = 0; i < xv.size(); ++i) {
-          EXPECT_EQ(expected[i] != 0, k::predicate_value<V>(op, static_cast<V>(xv[i])))
+          EXPECT_EQ(expected[i] != 0, k::predicate_element<V>(op, elem<V>(xv[i])))
               << "x=" << show(xv[i]);
         }
       });
@@ -319,7 +361,7 @@ TEST(ElementOps, PredicatesAndComparisonsMatchTheCpu) {
         for (int64_t i = 0; i < n; ++i) {
           for (int64_t j = 0; j < n; ++j) {
             EXPECT_EQ(expected[i * n + j] != 0,
-                      k::compare_value<V>(op, static_cast<V>(av[i]), static_cast<V>(av[j])))
+                      k::compare_element<V>(op, elem<V>(av[i]), elem<V>(av[j])))
                 << "a=" << show(av[i]) << " b=" << show(av[j]);
           }
         }
@@ -334,7 +376,7 @@ TEST(ElementOps, PredicatesAndComparisonsMatchTheCpu) {
 TEST(ElementOps, IntegerDivisionsMatchTheCpuAndRaiseZeroDivision) {
   for (k::BinaryOp op : {k::BinaryOp::kFmod, k::BinaryOp::kRemainder, k::BinaryOp::kDivTrunc,
                          k::BinaryOp::kDivFloor}) {
-    for (ScalarType t : {ScalarType::Long, ScalarType::Int}) {
+    for (ScalarType t : kIntegral) {
       SCOPED_TRACE(c10::toString(t));
       const std::vector<double> v = values_of(t);
       with_type(t, [&](auto tag) {
@@ -344,8 +386,7 @@ TEST(ElementOps, IntegerDivisionsMatchTheCpuAndRaiseZeroDivision) {
             unsigned raised = 0;
             k::OpParams p;
             p.zero_division = &raised;
-            const double got = static_cast<double>(
-                k::binary_value<V>(op, static_cast<V>(a), static_cast<V>(b), p));
+            const double got = num(k::binary_element<V>(op, elem<V>(a), elem<V>(b), p));
             if (b == 0) {
               EXPECT_EQ(raised, 1u);
               continue;
@@ -380,7 +421,7 @@ TEST(ElementOps, TernaryOpsMatchTheCpu) {
        [](T x, T lo, T hi) { return at::clamp(x, lo, hi); }},
       {"addcmul", k::TernaryOp::kAddcmul, alpha(0.5, 0), kFloating,
        [](T x, T y, T z) { return at::addcmul(x, y, z, 0.5); }},
-      {"addcmul int", k::TernaryOp::kAddcmul, alpha(3, 3), {ScalarType::Long, ScalarType::Int},
+      {"addcmul int", k::TernaryOp::kAddcmul, alpha(3, 3), kIntegral,
        [](T x, T y, T z) { return at::addcmul(x, y, z, 3); }},
       {"addcdiv", k::TernaryOp::kAddcdiv, alpha(-2, 0), kFloating,
        [](T x, T y, T z) { return at::addcdiv(x, y, z, -2); }},
@@ -402,9 +443,8 @@ TEST(ElementOps, TernaryOpsMatchTheCpu) {
         for (int64_t i = 0; i < n; ++i) {
           for (int64_t j = 0; j < n; ++j) {
             for (int64_t l = 0; l < n; ++l) {
-              const double got = static_cast<double>(k::ternary_value<V>(
-                  c.op, static_cast<V>(xv[i]), static_cast<V>(xv[j]), static_cast<V>(xv[l]),
-                  c.p));
+              const double got = num(k::ternary_element<V>(
+                  c.op, elem<V>(xv[i]), elem<V>(xv[j]), elem<V>(xv[l]), c.p));
               const double want = expected[(i * n + j) * n + l];
               EXPECT_TRUE(same(want, got, t))
                   << show(xv[i]) << ", " << show(xv[j]) << ", " << show(xv[l]) << ": cpu "
@@ -458,6 +498,99 @@ TEST(ElementOps, ReductionExtremesTakeTheFirstPositionAndNaN) {
       EXPECT_EQ(block_extreme<false>(row, threads), t.argmin().item<int64_t>()) << threads;
     }
   }
+}
+
+// copy_'s element conversion (kernels/dtypes.cuh convert<>) for every pair of
+// the ten dtypes against the CPU's .to(): out-of-range floats to integers
+// (wrapping through int64), NaN and infinities, narrowing integers, anything
+// nonzero to true, Half and BFloat16 through float.
+TEST(ElementOps, ConversionsMatchTheCpu) {
+  std::vector<double> extra = {-2.5, 254.9, 300.7, -129.5, 70000.25, 1e20, -1e20, 65519, 65520};
+  for (ScalarType from : kAll) {
+    std::vector<double> v = values_of(from);
+    if (c10::isFloatingType(from)) v.insert(v.end(), extra.begin(), extra.end());
+    const at::Tensor src = tensor_of(v, from);
+    const std::vector<double> sv = doubles(src);
+    for (ScalarType to : kAll) {
+      SCOPED_TRACE(std::string(c10::toString(from)) + " -> " + c10::toString(to));
+      const std::vector<double> expected = doubles(src.to(to));
+      with_type(from, [&](auto from_tag) {
+        using F = decltype(from_tag);
+        with_type(to, [&](auto to_tag) {
+          using T = decltype(to_tag);
+          for (size_t i = 0; i < sv.size(); ++i) {
+            const double got = num(k::convert<T>(elem<F>(sv[i])));
+            EXPECT_TRUE(std::isnan(expected[i]) ? std::isnan(got) : expected[i] == got)
+                << "from " << show(sv[i]) << ": cpu " << show(expected[i]) << ", kernel "
+                << show(got);
+          }
+        });
+      });
+    }
+  }
+}
+
+// The roundings to Half and BFloat16 bit for bit against c10's: every Half
+// pattern to float and back; the floats at, just below and just above each
+// midpoint between neighbouring Halves (where ties go to even); a stride
+// through all float patterns for both types.
+TEST(ElementOps, HalfAndBFloat16RoundLikeC10) {
+  auto same_bits = [](uint16_t want, uint16_t got) {
+    const bool want_nan = (want & 0x7fffu) > 0x7c00u, got_nan = (got & 0x7fffu) > 0x7c00u;
+    return want_nan ? got_nan : want == got;
+  };
+  auto same_bf16 = [](uint16_t want, uint16_t got) {
+    const bool want_nan = (want & 0x7fffu) > 0x7f80u, got_nan = (got & 0x7fffu) > 0x7f80u;
+    return want_nan ? got_nan : want == got;
+  };
+  int failures = 0;
+  for (uint32_t h = 0; h < 0x10000u && failures < 10; ++h) {
+    const float want = static_cast<float>(c10::Half(static_cast<uint16_t>(h), c10::Half::from_bits()));
+    const float got = k::half_bits_to_float(static_cast<uint16_t>(h));
+    if (std::isnan(want) ? !std::isnan(got) : k::float_bits(want) != k::float_bits(got)) {
+      ADD_FAILURE() << "half 0x" << std::hex << h << " to float";
+      ++failures;
+    }
+    if (!std::isnan(want) && k::half_bits_from_float(want) != h) {
+      ADD_FAILURE() << "half 0x" << std::hex << h << " does not round-trip";
+      ++failures;
+    }
+    // The midpoint to the next Half of the same sign, and its neighbours.
+    if ((h & 0x7fffu) < 0x7c00u) {
+      const float next = k::half_bits_to_float(static_cast<uint16_t>(h + 1));
+      if (std::isnan(next)) continue;
+      const float mid = static_cast<float>((static_cast<double>(want) + next) / 2);
+      for (float f : {mid, std::nextafter(mid, 0.0f), std::nextafter(mid, 2 * mid)}) {
+        const uint16_t expect = c10::Half(f).x, actual = k::half_bits_from_float(f);
+        if (!same_bits(expect, actual)) {
+          ADD_FAILURE() << "float " << show(f) << ": c10 0x" << std::hex << expect
+                        << ", kernel 0x" << actual;
+          ++failures;
+        }
+      }
+    }
+  }
+  for (uint64_t u = 0; u < 0x100000000ull && failures < 20; u += 65521) {
+    const float f = k::bits_float(static_cast<uint32_t>(u));
+    if (!same_bits(c10::Half(f).x, k::half_bits_from_float(f))) {
+      ADD_FAILURE() << "half from float bits 0x" << std::hex << u;
+      ++failures;
+    }
+    if (!same_bf16(c10::BFloat16(f).x, k::bfloat16_bits_from_float(f))) {
+      ADD_FAILURE() << "bfloat16 from float bits 0x" << std::hex << u;
+      ++failures;
+    }
+  }
+  for (uint32_t b = 0; b < 0x10000u && failures < 30; ++b) {
+    const float want =
+        static_cast<float>(c10::BFloat16(static_cast<uint16_t>(b), c10::BFloat16::from_bits()));
+    const float got = k::bfloat16_bits_to_float(static_cast<uint16_t>(b));
+    if (std::isnan(want) ? !std::isnan(got) : k::float_bits(want) != k::float_bits(got)) {
+      ADD_FAILURE() << "bfloat16 0x" << std::hex << b << " to float";
+      ++failures;
+    }
+  }
+  EXPECT_EQ(failures, 0);
 }
 
 }  // namespace

@@ -59,6 +59,7 @@ at::Tensor run_blocks(k::RandomArgs a, ScalarType dtype, int64_t n, uint64_t see
       case k::Dtype::kLong: r::random_block<int64_t>(a, b); break;
       case k::Dtype::kInt: r::random_block<int32_t>(a, b); break;
       case k::Dtype::kBool: r::random_block<bool>(a, b); break;
+      default: ADD_FAILURE() << "the random kernels have the core five dtypes only"; return out;
     }
   }
   return out;

@@ -1,0 +1,150 @@
+// The GPU suite, third part: the dtypes added to the pointwise, copy and
+// reduction kernels on 2026-12-02 without a GPU (Short, Char, Byte, Half,
+// BFloat16; kernels/dtypes.cuh), Half/BFloat16 in softmax, nll_loss and
+// threshold_backward and their matmuls through cublasGemmEx, each against
+// the CPU plugin; and the words an op built for
+// the core five dtypes refuses the others with. One binary with
+// cuda_gpu_test.cc (tools/gpu/run.sh runs it).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include <torch/types.h>
+
+#include "tests/backends/cuda/gpu_test_util.h"
+#include "tests/support/error_of.h"
+
+namespace {
+
+using ::testing::HasSubstr;
+using ember_gpu_test::expect_close;
+using ember_gpu_test::expect_equal;
+using ember_gpu_test::Gpu;
+using ember_gpu_test::randn;
+
+const std::vector<c10::ScalarType> kIntegral = {c10::kShort, c10::kChar, c10::kByte};
+const std::vector<c10::ScalarType> kReduced = {c10::kHalf, c10::kBFloat16};
+
+// Values every integral dtype holds (Byte's too), 7×9, and its transposed
+// (strided) view.
+at::Tensor small_ints(c10::ScalarType dt, int64_t seed) {
+  return at::arange(63).mul(seed).remainder(23).reshape({7, 9}).to(dt);
+}
+
+double tol_of(c10::ScalarType dt) { return dt == c10::kHalf ? 2e-3 : 1.6e-2; }
+
+TEST_F(Gpu, IntegralDtypesComputeAsTheCpu) {
+  for (c10::ScalarType dt : kIntegral) {
+    SCOPED_TRACE(c10::toString(dt));
+    const at::Tensor a = small_ints(dt, 5), b = small_ints(dt, 3).add(1);
+    const at::Tensor ga = a.to(cuda), gb = b.to(cuda);
+    expect_equal(at::add(ga, gb, 3), at::add(a, b, 3));
+    expect_equal(ga.mul(gb), a.mul(b));  // wraps for Char and Byte
+    expect_equal(ga.t().sub(gb.t()), a.t().sub(b.t()));
+    expect_equal(at::maximum(ga, gb.t().contiguous().t()), at::maximum(a, b));
+    expect_equal(ga.bitwise_xor(gb), a.bitwise_xor(b));
+    expect_equal(ga.remainder(gb), a.remainder(b));
+    expect_equal(ga.div(gb, "floor"), a.div(b, "floor"));
+    expect_equal(ga.lt(gb), a.lt(b));
+    expect_equal(at::where(ga.gt(gb), ga, gb), at::where(a.gt(b), a, b));
+    expect_equal(ga.clamp(2, 9), a.clamp(2, 9));
+    expect_close(ga.div(gb), a.div(b));    // true division is Float
+    expect_close(ga.exp().log(), a.exp().log(), 1e-5, 1e-5);
+    expect_equal(ga.sum(), a.sum());       // Long
+    expect_equal(ga.sum(1), a.sum(1));
+    expect_equal(ga.amax(0), a.amax(0));
+    expect_equal(ga.argmin(1), a.argmin(1));
+    expect_equal(ga.prod(0), a.prod(0));
+    expect_equal(ga.any(), a.any());
+    for (c10::ScalarType to : {c10::kFloat, c10::kHalf, c10::kBool, c10::kLong, c10::kByte}) {
+      expect_equal(ga.t().to(to), a.t().to(to));
+    }
+  }
+  // The CPU's conversion of out-of-range floats: through int64, wrapped.
+  const at::Tensor f = at::tensor(std::vector<double>{-2.5, 254.9, 300.7, -129.5});
+  expect_equal(f.to(cuda).to(c10::kByte), f.to(c10::kByte));
+  expect_equal(f.to(cuda).to(c10::kChar), f.to(c10::kChar));
+}
+
+TEST_F(Gpu, HalfAndBFloat16ComputeInFloatAsTheCpu) {
+  for (c10::ScalarType dt : kReduced) {
+    SCOPED_TRACE(c10::toString(dt));
+    const double rtol = tol_of(dt), atol = rtol;
+    const at::Tensor a = randn({33, 65}).to(dt), b = randn({33, 65}).to(dt);
+    const at::Tensor ga = a.to(cuda), gb = b.to(cuda);
+    expect_close(at::add(ga, gb, 2), at::add(a, b, 2), rtol, atol);
+    expect_close(ga.mul(gb.t().contiguous().t()), a.mul(b), rtol, atol);
+    expect_close(ga.div(gb.abs().add(1)), a.div(b.abs().add(1)), rtol, atol);
+    expect_close(ga.exp(), a.exp(), rtol, atol);
+    expect_close(ga.sigmoid(), a.sigmoid(), rtol, atol);
+    expect_close(at::gelu(ga), at::gelu(a), rtol, atol);
+    expect_close(ga.relu(), a.relu(), rtol, atol);
+    expect_close(at::lerp(ga, gb, 0.25), at::lerp(a, b, 0.25), rtol, atol);
+    expect_equal(ga.ge(gb), a.ge(b));
+    expect_equal(ga.isnan(), a.isnan());
+    expect_close(ga.sum(), a.sum(), rtol, 0.1);      // float accumulation, one rounding
+    expect_close(ga.sum(0), a.sum(0), rtol, atol);
+    expect_close(ga.mean(1), a.mean(1), rtol, atol);
+    expect_equal(ga.amax(1), a.amax(1));
+    expect_equal(ga.argmax(), a.argmax());
+    expect_close(ga.var(0), a.var(0), rtol, atol);
+    for (c10::ScalarType to : {c10::kFloat, c10::kDouble, c10::kHalf, c10::kBFloat16,
+                               c10::kInt, c10::kBool}) {
+      expect_equal(ga.t().mul(8).to(to), a.t().mul(8).to(to));
+    }
+    // mm and bmm through cublasGemmEx: float accumulation, so within a
+    // rounding of the CPU's float result.
+    const at::Tensor m1 = randn({17, 40}), m2 = randn({40, 23});
+    const at::Tensor want = m1.to(dt).to(c10::kFloat).mm(m2.to(dt).to(c10::kFloat));
+    expect_close(m1.to(dt).to(cuda).mm(m2.to(dt).to(cuda)).to(c10::kFloat), want, 2 * rtol, 2 * rtol * 8);
+    expect_close(m1.t().to(dt).to(cuda).t().mm(m2.to(dt).to(cuda)).to(c10::kFloat), want,
+                 2 * rtol, 2 * rtol * 8);
+    const at::Tensor b1 = randn({3, 5, 8}), b2 = randn({3, 8, 6});
+    expect_close(b1.to(dt).to(cuda).bmm(b2.to(dt).to(cuda)).to(c10::kFloat),
+                 b1.to(dt).to(c10::kFloat).bmm(b2.to(dt).to(c10::kFloat)), 2 * rtol,
+                 2 * rtol * 4);
+  }
+}
+
+// A Half or BFloat16 classifier step: relu, log_softmax and nll_loss and
+// their backward, a matmul, on the device in 16-bit storage, against the
+// same step computed in float on the CPU from the same 16-bit values (each
+// op rounds once to 16 bits on the GPU, so within a few roundings).
+TEST_F(Gpu, HalfAndBFloat16TrainingStepMatchesFloat) {
+  const at::Tensor x = randn({16, 12}), w = randn({12, 10}).mul(0.3);
+  const at::Tensor target = at::arange(16).remainder(10);
+  for (c10::ScalarType dt : kReduced) {
+    SCOPED_TRACE(c10::toString(dt));
+    const double tol = 4 * tol_of(dt);
+    std::vector<at::Tensor> results[2];
+    for (int on_gpu = 0; on_gpu < 2; ++on_gpu) {
+      const c10::Device dev = on_gpu ? cuda : c10::Device(c10::kCPU);
+      const c10::ScalarType run = on_gpu ? dt : c10::kFloat;
+      at::Tensor lw = w.to(dt).to(run).to(dev).detach().requires_grad_();
+      const at::Tensor h = at::relu(x.to(dt).to(run).to(dev).mm(lw));
+      const at::Tensor logp = at::log_softmax(h, 1);
+      const at::Tensor loss = at::nll_loss(logp, target.to(dev));
+      loss.backward();
+      ASSERT_TRUE(lw.grad().defined());
+      EXPECT_EQ(lw.grad().scalar_type(), run);
+      results[on_gpu] = {loss.to(c10::kFloat), at::softmax(h, 1).to(c10::kFloat),
+                         lw.grad().to(c10::kFloat)};
+    }
+    for (size_t i = 0; i < results[0].size(); ++i) {
+      expect_close(results[1][i], results[0][i], tol, tol);
+    }
+  }
+}
+
+// An op whose kernels are built for the core five refuses the others with
+// what it has and how to go on.
+TEST_F(Gpu, CoreDtypeOpsRefuseTheOthersSayingWhatTheyHave) {
+  const at::Tensor h = at::ones({4}, at::TensorOptions().dtype(c10::kHalf)).to(cuda);
+  const std::string e = ember_test::errorOf([&] { (void)h.cumsum(0); });
+  EXPECT_THAT(e, HasSubstr("dtype Half is not supported by this op on CUDA yet (it has "
+                           "Float, Double, Long, Int and Bool). Convert with .to() first"));
+}
+
+}  // namespace

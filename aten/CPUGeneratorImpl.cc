@@ -53,36 +53,13 @@ void CPUGeneratorImpl::set_offset(uint64_t offset) { offset_ = offset; }
 uint64_t CPUGeneratorImpl::get_offset() const { return offset_; }
 
 c10::intrusive_ptr<c10::TensorImpl> CPUGeneratorImpl::get_state() const {
-  c10::Storage storage(c10::make_intrusive<c10::StorageImpl>(
-      c10::StorageImpl::use_byte_size_t(), kStateSize, c10::GetCPUAllocator(),
-      /*resizable=*/true));
-  auto* bytes = static_cast<uint8_t*>(storage.data());
-  store_le64(bytes, seed_);
-  store_le64(bytes + 8, offset_);
-  auto impl = c10::make_intrusive<c10::TensorImpl>(
-      std::move(storage), c10::DispatchKeySet(c10::DispatchKey::CPU), c10::kByte);
-  const int64_t size = static_cast<int64_t>(kStateSize);
-  impl->set_sizes_contiguous(c10::IntArrayRef(&size, 1));
-  return impl;
+  return detail::philox_state(seed_, offset_);
 }
 
 void CPUGeneratorImpl::set_state(const c10::TensorImpl& new_state) {
-  TORCH_CHECK(new_state.device().is_cpu() &&
-                  new_state.scalar_type() == c10::kByte,
-              "CPUGeneratorImpl::set_state: expected a CPU tensor of dtype Byte "
-              "(from get_state()), but got dtype ", new_state.scalar_type(),
-              " on ", new_state.device(), ". Pass a state saved by get_state() "
-              "of a CPU generator.");
-  TORCH_CHECK(new_state.numel() == static_cast<int64_t>(kStateSize) &&
-                  new_state.is_contiguous(),
-              "CPUGeneratorImpl::set_state: expected a contiguous state of ",
-              kStateSize, " bytes (seed and offset), but got ",
-              new_state.numel(), " bytes", new_state.is_contiguous() ? "" :
-              " (not contiguous)", ". Pass a state saved by get_state() of an "
-              "Ember CPU generator; PyTorch's mt19937 states do not apply.");
-  const auto* bytes = static_cast<const uint8_t*>(new_state.data());
-  seed_ = load_le64(bytes);
-  offset_ = load_le64(bytes + 8);
+  const PhiloxCpuState s = detail::read_philox_state(new_state, "CPUGeneratorImpl");
+  seed_ = s.seed;
+  offset_ = s.offset;
 }
 
 PhiloxCpuState CPUGeneratorImpl::philox_engine_inputs(uint64_t blocks) {
@@ -109,6 +86,37 @@ c10::intrusive_ptr<c10::GeneratorImpl> CPUGeneratorImpl::clone_impl() const {
 }
 
 namespace detail {
+
+c10::intrusive_ptr<c10::TensorImpl> philox_state(uint64_t seed, uint64_t offset) {
+  constexpr size_t kStateSize = CPUGeneratorImpl::kStateSize;
+  c10::Storage storage(c10::make_intrusive<c10::StorageImpl>(
+      c10::StorageImpl::use_byte_size_t(), kStateSize, c10::GetCPUAllocator(),
+      /*resizable=*/true));
+  auto* bytes = static_cast<uint8_t*>(storage.data());
+  store_le64(bytes, seed);
+  store_le64(bytes + 8, offset);
+  auto impl = c10::make_intrusive<c10::TensorImpl>(
+      std::move(storage), c10::DispatchKeySet(c10::DispatchKey::CPU), c10::kByte);
+  const int64_t size = static_cast<int64_t>(kStateSize);
+  impl->set_sizes_contiguous(c10::IntArrayRef(&size, 1));
+  return impl;
+}
+
+PhiloxCpuState read_philox_state(const c10::TensorImpl& state, const char* who) {
+  constexpr size_t kStateSize = CPUGeneratorImpl::kStateSize;
+  TORCH_CHECK(state.device().is_cpu() && state.scalar_type() == c10::kByte, who,
+              "::set_state: expected a CPU tensor of dtype Byte (from get_state()), but "
+              "got dtype ", state.scalar_type(), " on ", state.device(), ". Pass a state "
+              "saved by get_state() of an Ember generator.");
+  TORCH_CHECK(state.numel() == static_cast<int64_t>(kStateSize) && state.is_contiguous(), who,
+              "::set_state: expected a contiguous state of ", kStateSize,
+              " bytes (seed and offset), but got ", state.numel(), " bytes",
+              state.is_contiguous() ? "" : " (not contiguous)",
+              ". Pass a state saved by get_state() of an Ember generator; PyTorch's "
+              "states (mt19937 on the CPU, its own Philox layout on CUDA) do not carry over.");
+  const auto* bytes = static_cast<const uint8_t*>(state.data());
+  return PhiloxCpuState{load_le64(bytes), load_le64(bytes + 8)};
+}
 
 const Generator& getDefaultCPUGenerator() {
   // Never destroyed: ops may draw from it during static destruction.

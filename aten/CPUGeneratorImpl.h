@@ -94,6 +94,17 @@ class CPUGeneratorImpl : public c10::GeneratorImpl {
 
 namespace detail {
 
+// at::detail::philox_state / read_philox_state
+//
+// The state of a Philox generator (seed and offset) as get_state returns it:
+// a 1-d CPU Byte tensor of 16 bytes, the seed then the offset, each a
+// little-endian uint64. The CPU's and each CUDA device's generators share
+// it, so a state saved from one applies to any (their streams are the same).
+// read_philox_state refuses any other dtype, size or device, naming `who`
+// (e.g. "CPUGeneratorImpl") in the message.
+c10::intrusive_ptr<c10::TensorImpl> philox_state(uint64_t seed, uint64_t offset);
+PhiloxCpuState read_philox_state(const c10::TensorImpl& state, const char* who);
+
 // at::detail::getDefaultCPUGenerator
 //
 // The process's CPU generator, used by every random op that is given no

@@ -40,6 +40,16 @@ at::PhiloxCpuState CUDAGeneratorImpl::philox_engine_inputs(uint64_t blocks) {
   return state;
 }
 
+c10::intrusive_ptr<c10::TensorImpl> CUDAGeneratorImpl::get_state() const {
+  return at::detail::philox_state(seed_, offset_);
+}
+
+void CUDAGeneratorImpl::set_state(const c10::TensorImpl& new_state) {
+  const at::PhiloxCpuState s = at::detail::read_philox_state(new_state, "CUDAGeneratorImpl");
+  seed_ = s.seed;
+  offset_ = s.offset;
+}
+
 c10::intrusive_ptr<c10::GeneratorImpl> CUDAGeneratorImpl::clone_impl() const {
   auto copy = c10::make_intrusive<CUDAGeneratorImpl>(device().index());
   copy->seed_ = seed_;

@@ -35,6 +35,12 @@ class CUDAGeneratorImpl final : public c10::GeneratorImpl {
   uint64_t get_offset() const { return offset_; }
   void set_offset(uint64_t offset) { offset_ = offset; }
 
+  // The CPU generator's 16-byte state, seed then offset (at::detail::
+  // philox_state): a state saved from either applies to the other, and a
+  // CUDA tensor then draws what a CPU tensor would. Lock mutex_ first.
+  c10::intrusive_ptr<c10::TensorImpl> get_state() const override;
+  void set_state(const c10::TensorImpl& new_state) override;
+
   // Reserves `blocks` consecutive Philox blocks and returns the key and the
   // first block; the offset moves past them (modulo 2^64). Lock mutex_
   // first.

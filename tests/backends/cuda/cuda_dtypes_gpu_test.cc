@@ -2,16 +2,20 @@
 // reduction kernels on 2026-12-02 without a GPU (Short, Char, Byte, Half,
 // BFloat16; kernels/dtypes.cuh), Half/BFloat16 in softmax, nll_loss and
 // threshold_backward and their matmuls through cublasGemmEx, each against
-// the CPU plugin; and the words an op built for
+// the CPU plugin; the CUDA generator's get_state/set_state; and the words an op built for
 // the core five dtypes refuses the others with. One binary with
 // cuda_gpu_test.cc (tools/gpu/run.sh runs it).
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include <torch/types.h>
+
+#include "aten/CPUGeneratorImpl.h"
+#include "c10/core/DefaultGenerators.h"
 
 #include "tests/backends/cuda/gpu_test_util.h"
 #include "tests/support/error_of.h"
@@ -136,6 +140,41 @@ TEST_F(Gpu, HalfAndBFloat16TrainingStepMatchesFloat) {
       expect_close(results[1][i], results[0][i], tol, tol);
     }
   }
+}
+
+// The CUDA generator's state is the CPU's layout (seed, offset): restored,
+// the draws repeat; set into a CPU generator, the CPU draws what the GPU
+// drew (their streams are the same). A foreign state is refused.
+TEST_F(Gpu, GeneratorStateRestoresAndCarriesToTheCpu) {
+  at::Generator gen = at::detail::getDefaultGenerator(cuda);
+  const at::TensorOptions on_gpu = at::TensorOptions().device(cuda);
+  at::manual_seed(7);
+  (void)at::rand({100}, on_gpu);  // the offset moves on
+  at::Tensor state;
+  {
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    state = gen.get_state();
+  }
+  EXPECT_TRUE(state.is_cpu());
+  EXPECT_EQ(state.scalar_type(), c10::kByte);
+  EXPECT_EQ(state.numel(), 16);
+  const at::Tensor first = at::rand({1000}, on_gpu).cpu();
+  {
+    std::lock_guard<std::mutex> lock(gen.mutex());
+    gen.set_state(state);
+  }
+  EXPECT_TRUE(at::equal(at::rand({1000}, on_gpu).cpu(), first));
+  at::Generator cpu_gen = at::make_generator<at::CPUGeneratorImpl>(0);
+  {
+    std::lock_guard<std::mutex> lock(cpu_gen.mutex());
+    cpu_gen.set_state(state);
+  }
+  EXPECT_TRUE(at::equal(at::rand({1000}, cpu_gen), first));
+  std::lock_guard<std::mutex> lock(gen.mutex());
+  EXPECT_THAT(ember_test::errorOf([&] { gen.set_state(at::zeros({16}, at::kFloat)); }),
+              HasSubstr("CUDAGeneratorImpl::set_state: expected a CPU tensor of dtype Byte"));
+  EXPECT_THAT(ember_test::errorOf([&] { gen.set_state(at::zeros({15}, at::kByte)); }),
+              HasSubstr("expected a contiguous state of 16 bytes"));
 }
 
 // An op whose kernels are built for the core five refuses the others with

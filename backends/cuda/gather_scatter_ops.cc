@@ -51,7 +51,7 @@ kernels::GatherScatter geometry(const at::Tensor& self, int64_t dim, const at::T
   a.self = self.data_ptr();
   a.other = other != nullptr ? other->data_ptr() : nullptr;
   a.element_size = static_cast<int>(self.element_size());
-  a.dtype = kernel_dtype(self.scalar_type(), op);
+  a.dtype = kernel_dtype(self.scalar_type(), op, KernelDtypes::kAll);
   return a;
 }
 
@@ -117,20 +117,19 @@ void scatter_impl(const at::Tensor& self, int64_t dim, const at::Tensor& index,
   at::native::check_no_internal_overlap(self, op);
   at::native::check_no_overlap(self, index, op);
   if (src != nullptr) at::native::check_no_overlap(self, *src, op);
-  TORCH_CHECK_NOT_IMPLEMENTED(r == kAssign || self.scalar_type() != c10::kBool, op,
-                              ": reduce='add'/'multiply' is not implemented for Bool on "
-                              "CUDA. Convert to an integer dtype, or scatter on the CPU.");
+  const c10::ScalarType t = self.scalar_type();
+  TORCH_CHECK_NOT_IMPLEMENTED(
+      r == kAssign || t == c10::kFloat || t == c10::kDouble || t == c10::kInt || t == c10::kLong,
+      op, ": reduce='add'/'multiply' is implemented on CUDA for Float, Double, Int and Long, "
+      "not ", t, ". Convert to one of those, or scatter on the CPU.");
   if (index.numel() == 0) return;
   kernels::GatherScatter a = geometry(self, wrapped, index, src, op);
   a.reduce = r;
   if (value != nullptr) {
-    switch (self.scalar_type()) {
-      case c10::kFloat: { const float v = value->to<float>(); std::memcpy(&a.value_bits, &v, sizeof v); break; }
-      case c10::kDouble: { const double v = value->to<double>(); std::memcpy(&a.value_bits, &v, sizeof v); break; }
-      case c10::kLong: { const int64_t v = value->to<int64_t>(); std::memcpy(&a.value_bits, &v, sizeof v); break; }
-      case c10::kInt: { const int32_t v = value->to<int32_t>(); std::memcpy(&a.value_bits, &v, sizeof v); break; }
-      default: { const bool v = value->to<bool>(); std::memcpy(&a.value_bits, &v, sizeof v); break; }
-    }
+    // The value's bits in self's dtype, converted as the CPU converts.
+    at::Tensor one = at::empty({}, at::TensorOptions().dtype(t));
+    one.fill_(*value);
+    std::memcpy(&a.value_bits, one.data_ptr(), one.itemsize());
   }
   check_index_values(a, index, op);
   c10::DeviceGuard guard(self.device());

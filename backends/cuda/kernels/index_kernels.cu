@@ -256,7 +256,7 @@ std::string launch_scatter(const GatherScatter& a, void* stream) {
     case Dtype::kDouble: scatter_reduce_kernel<double><<<grid, kThreads, 0, s>>>(a); break;
     case Dtype::kInt: scatter_reduce_kernel<int32_t><<<grid, kThreads, 0, s>>>(a); break;
     case Dtype::kLong: scatter_reduce_kernel<int64_t><<<grid, kThreads, 0, s>>>(a); break;
-    default: return "scatter: no reducing kernel for Bool";
+    default: return "scatter: reducing kernels for Float, Double, Int and Long only";
   }
   return launch_status();
 }

@@ -62,6 +62,10 @@ TEST_F(Gpu, IntegralDtypesComputeAsTheCpu) {
     expect_equal(ga.argmin(1), a.argmin(1));
     expect_equal(ga.prod(0), a.prod(0));
     expect_equal(ga.any(), a.any());
+    const at::Tensor idx = at::arange(9).remainder(4).reshape({1, 9}).expand({7, 9}).contiguous();
+    expect_equal(ga.gather(1, idx.to(cuda)), a.gather(1, idx));
+    expect_equal(ga.scatter(1, idx.to(cuda), 3), a.scatter(1, idx, 3));
+    expect_equal(ga.index_select(0, idx[0].to(cuda)), a.index_select(0, idx[0]));
     for (c10::ScalarType to : {c10::kFloat, c10::kHalf, c10::kBool, c10::kLong, c10::kByte}) {
       expect_equal(ga.t().to(to), a.t().to(to));
     }
@@ -94,6 +98,12 @@ TEST_F(Gpu, HalfAndBFloat16ComputeInFloatAsTheCpu) {
     expect_equal(ga.amax(1), a.amax(1));
     expect_equal(ga.argmax(), a.argmax());
     expect_close(ga.var(0), a.var(0), rtol, atol);
+    const at::Tensor idx = at::arange(65).remainder(5).reshape({1, 65}).expand({33, 65}).contiguous();
+    expect_equal(ga.gather(1, idx.to(cuda)), a.gather(1, idx));
+    expect_equal(ga.scatter(1, idx.to(cuda), 0.25), a.scatter(1, idx, 0.25));
+    EXPECT_THAT(ember_test::errorOf([&] { (void)ga.scatter(1, idx.to(cuda), gb, "add"); }),
+                HasSubstr("reduce='add'/'multiply' is implemented on CUDA for Float, Double, "
+                          "Int and Long"));
     for (c10::ScalarType to : {c10::kFloat, c10::kDouble, c10::kHalf, c10::kBFloat16,
                                c10::kInt, c10::kBool}) {
       expect_equal(ga.t().mul(8).to(to), a.t().mul(8).to(to));

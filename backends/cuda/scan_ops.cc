@@ -1,7 +1,9 @@
 // backends/cuda/scan_ops.cc — cumsum (functional, in place, out=) on the
 // CUDA key: the input converted to the result's dtype and made contiguous,
 // then one thread per line along the scanned dim, adding in the CPU's order
-// and accumulator, so the values are the CPU's (kernels/reduce_kernels.cu).
+// and accumulator (double for Float and Double, float for Half and
+// BFloat16, wrapping unsigned for integers), so the values are the CPU's
+// (kernels/reduce_kernels.cu). Every dtype.
 // Simple, not tuned: a single long line is one thread's work (PyTorch runs
 // a parallel scan there).
 #include <optional>
@@ -21,7 +23,7 @@ namespace {
 at::Tensor cumsum_as(const at::Tensor& self, int64_t dim, c10::ScalarType out_type,
                      const char* op) {
   const int64_t d = at::maybe_wrap_dim(dim, self.dim(), op);
-  const kernels::Dtype kd = kernel_dtype(out_type, op);
+  const kernels::Dtype kd = kernel_dtype(out_type, op, KernelDtypes::kAll);
   at::Tensor out = empty_cuda(self.sizes(), out_type, self.device(), op);
   if (self.numel() == 0) return out;
   if (self.dim() == 0) {

@@ -296,9 +296,9 @@ __global__ void cumsum_lines(const T* in, T* out, int64_t outer, int64_t n, int6
       if constexpr (std::is_same<T, bool>::value) {
         acc = acc || in[at];
       } else {
-        acc = static_cast<Acc>(acc + static_cast<Acc>(in[at]));
+        acc = static_cast<Acc>(acc + convert<Acc>(in[at]));
       }
-      out[at] = static_cast<T>(acc);
+      out[at] = convert<T>(acc);
     }
   }
 }
@@ -325,7 +325,21 @@ std::string launch_cumsum(const void* in, void* out, int64_t outer, int64_t n, i
     case Dtype::kBool:
       cumsum_lines<bool, bool><<<grid, kThreads, 0, s>>>(static_cast<const bool*>(in), static_cast<bool*>(out), outer, n, inner);
       break;
-    default: return "cumsum: a dtype outside the core five (refused by the host)";
+    case Dtype::kShort:
+      cumsum_lines<int16_t, unsigned><<<grid, kThreads, 0, s>>>(static_cast<const int16_t*>(in), static_cast<int16_t*>(out), outer, n, inner);
+      break;
+    case Dtype::kChar:
+      cumsum_lines<int8_t, unsigned><<<grid, kThreads, 0, s>>>(static_cast<const int8_t*>(in), static_cast<int8_t*>(out), outer, n, inner);
+      break;
+    case Dtype::kByte:
+      cumsum_lines<uint8_t, unsigned><<<grid, kThreads, 0, s>>>(static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), outer, n, inner);
+      break;
+    case Dtype::kHalf:
+      cumsum_lines<Half, float><<<grid, kThreads, 0, s>>>(static_cast<const Half*>(in), static_cast<Half*>(out), outer, n, inner);
+      break;
+    case Dtype::kBFloat16:
+      cumsum_lines<BFloat16, float><<<grid, kThreads, 0, s>>>(static_cast<const BFloat16*>(in), static_cast<BFloat16*>(out), outer, n, inner);
+      break;
   }
   return launch_status();
 }

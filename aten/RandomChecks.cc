@@ -6,7 +6,9 @@
 #include <limits>
 #include <string>
 
+#include "c10/util/BFloat16.h"
 #include "c10/util/Exception.h"
+#include "c10/util/Half.h"
 
 namespace at {
 namespace native {
@@ -85,6 +87,39 @@ double largest_finite(c10::ScalarType dtype) {
     case c10::kFloat: return static_cast<double>(std::numeric_limits<float>::max());
     default: return std::numeric_limits<double>::max();
   }
+}
+
+double largest_below(c10::ScalarType dtype, double to) {
+  constexpr double kMinusInf = -std::numeric_limits<double>::infinity();
+  switch (dtype) {
+    case c10::kDouble: return std::nextafter(to, kMinusInf);
+    case c10::kFloat: {
+      float t = static_cast<float>(to);
+      if (static_cast<double>(t) >= to) t = std::nextafter(t, -std::numeric_limits<float>::infinity());
+      return t;
+    }
+    case c10::kHalf:
+    case c10::kBFloat16: {
+      // From `to` rounded to the dtype, one step toward -infinity on the
+      // 16-bit pattern while the value is not below `to`.
+      const bool half = dtype == c10::kHalf;
+      auto value = [half](uint16_t bits) {
+        return static_cast<double>(half ? static_cast<float>(c10::Half(bits, c10::Half::from_bits()))
+                                        : static_cast<float>(c10::BFloat16(bits, c10::BFloat16::from_bits())));
+      };
+      const float f = static_cast<float>(to);
+      uint16_t bits = half ? c10::Half(f).x : c10::BFloat16(f).x;
+      while (value(bits) >= to) {
+        bits = (bits & 0x7FFFu) == 0 ? uint16_t{0x8001}
+               : (bits & 0x8000u) == 0 ? static_cast<uint16_t>(bits - 1)
+                                       : static_cast<uint16_t>(bits + 1);
+      }
+      return value(bits);
+    }
+    default:
+      TORCH_CHECK(false, "largest_below: expected a floating dtype, got ", dtype, ".");
+  }
+  return to;
 }
 
 void check_uniform_bounds(c10::ScalarType dtype, double from, double to) {

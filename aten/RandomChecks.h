@@ -43,6 +43,10 @@ uint64_t random_words(int64_t n, uint64_t range);
 void check_uniform_bounds(c10::ScalarType dtype, double from, double to);
 // The largest finite value of a floating dtype.
 double largest_finite(c10::ScalarType dtype);
+// The largest value of a floating dtype below `to` (a finite number):
+// uniform_ clamps a sample that rounded up to `to` to it, so that samples
+// stay in [from, to). Exact in a double for every floating dtype.
+double largest_below(c10::ScalarType dtype, double to);
 // normal_'s std >= 0.
 void check_normal_std(double std);
 // bernoulli_(p): p in [0, 1].

@@ -37,29 +37,10 @@ void fill_row_major(const at::Tensor& self, Fill&& fill) {
 }
 
 // The largest T below `to` (for clamping a uniform sample that rounded up
-// to `to`).
+// to `to`): at::native::largest_below, exact in T.
 template <typename T>
 T largest_below(double to) {
-  if constexpr (std::is_same_v<T, double>) {
-    return std::nextafter(to, -std::numeric_limits<double>::infinity());
-  } else if constexpr (std::is_same_v<T, float>) {
-    float t = static_cast<float>(to);
-    if (static_cast<double>(t) >= to) {
-      t = std::nextafter(t, -std::numeric_limits<float>::infinity());
-    }
-    return t;
-  } else {
-    T x(static_cast<float>(to));
-    while (static_cast<double>(static_cast<float>(x)) >= to) {
-      // One step toward -infinity on the 16-bit pattern.
-      const uint16_t bits = x.x;
-      const uint16_t next = (bits & 0x7FFFu) == 0 ? uint16_t{0x8001}
-                            : (bits & 0x8000u) == 0 ? static_cast<uint16_t>(bits - 1)
-                                                    : static_cast<uint16_t>(bits + 1);
-      x = T(next, T::from_bits());
-    }
-    return x;
-  }
+  return static_cast<T>(at::native::largest_below(c10::CppTypeToScalarType<T>::value, to));
 }
 
 // ---- uniform_ ---------------------------------------------------------------------

@@ -26,26 +26,46 @@ namespace {
 
 using OptGen = std::optional<at::Generator>;
 
-// uniform_, normal_ and dropout: Float and Double on CUDA.
-void check_floating_kernel(const at::Tensor& t, const char* op) {
+// uniform_ and normal_: the floating dtypes; dropout: Float and Double.
+void check_floating_kernel(const at::Tensor& t, const char* op, bool reduced_ok = true) {
   const c10::ScalarType dt = t.scalar_type();
-  TORCH_CHECK_NOT_IMPLEMENTED(dt == c10::kFloat || dt == c10::kDouble, op,
-                              ": the CUDA kernel is not implemented for dtype ", dt,
-                              "; it supports Float and Double. Convert the tensor with "
-                              ".to(dtype) first.");
+  TORCH_CHECK_NOT_IMPLEMENTED(
+      dt == c10::kFloat || dt == c10::kDouble || (reduced_ok && c10::isReducedFloatingType(dt)),
+      op, ": the CUDA kernel is not implemented for dtype ", dt, "; it supports Float",
+      reduced_ok ? ", Double, Half and BFloat16" : " and Double",
+      ". Convert the tensor with .to(dtype) first.");
+}
+
+// Note [Random numbers of the other dtypes on CUDA]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// The random kernels are built for the core five dtypes. Every op takes the
+// same stream words per element for Half and BFloat16 as for Float, and
+// for the small integers as for Long, and the CPU computes their values in
+// float (Half, BFloat16) or int64 and rounds or narrows them once
+// (docs/ops/random.md). So a result of such a dtype is drawn as its carrier
+// (Float or Long) into a temporary and converted by copy_: the CPU's
+// numbers and the same stream range. uniform_ then clamps a Half/BFloat16
+// sample that rounded up to `to` as the CPU does (uniform_).
+c10::ScalarType carrier(c10::ScalarType t) {
+  if (c10::isReducedFloatingType(t)) return c10::kFloat;
+  if (t == c10::kShort || t == c10::kChar || t == c10::kByte) return c10::kLong;
+  return t;
 }
 
 // Runs the kernel for `a` into self's elements in row-major order (through
-// a contiguous temporary when self is not contiguous), reserving the blocks
-// it takes from `generator` (self's device's default when absent).
+// a contiguous temporary when self is not contiguous or not of a kernel
+// dtype: Note [Random numbers of the other dtypes on CUDA]), reserving the
+// blocks it takes from `generator` (self's device's default when absent).
 void sample_into(const at::Tensor& self, kernels::RandomArgs a, const OptGen& generator,
                  const char* op) {
   a.n = self.numel();
   if (a.n == 0) return;
-  a.dtype = kernel_dtype(self.scalar_type(), op);
+  const c10::ScalarType dtype = carrier(self.scalar_type());
+  a.dtype = kernel_dtype(dtype, op);
   const c10::Device device = self.device();
-  at::Tensor target =
-      self.is_contiguous() ? self : empty_cuda(self.sizes(), self.scalar_type(), device, op);
+  at::Tensor target = self.is_contiguous() && dtype == self.scalar_type()
+                          ? self
+                          : empty_cuda(self.sizes(), dtype, device, op);
   const uint64_t words = 4 * static_cast<uint64_t>(kernels::random::blocks_for(a));
   const at::PhiloxCpuState s = reserve_philox(generator, device, words, op);
   a.seed = s.seed;
@@ -66,6 +86,9 @@ at::Tensor& uniform_(at::Tensor& self, double from, double to, OptGen generator)
   at::native::check_uniform_bounds(self.scalar_type(), from, to);
   sample_into(self, kernels::random::uniform_args(from, to, self.scalar_type() == c10::kDouble),
               generator, op);
+  if (c10::isReducedFloatingType(self.scalar_type()) && from != to && self.numel() != 0) {
+    self.clamp_max_(at::native::largest_below(self.scalar_type(), to));
+  }
   return self;
 }
 
@@ -191,7 +214,7 @@ std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, doubl
                                                   std::optional<bool> train) {
   const char* op = "native_dropout";
   at::native::check_dropout(input, p);
-  check_floating_kernel(input, op);
+  check_floating_kernel(input, op, /*reduced_ok=*/false);
   const c10::Device device = input.device();
   at::Tensor output = empty_cuda(input.sizes(), input.scalar_type(), device, op);
   at::Tensor mask = empty_cuda(input.sizes(), c10::kBool, device, op);

@@ -2,7 +2,8 @@
 // reduction kernels on 2026-12-02 without a GPU (Short, Char, Byte, Half,
 // BFloat16; kernels/dtypes.cuh), Half/BFloat16 in softmax, nll_loss and
 // threshold_backward and their matmuls through cublasGemmEx, each against
-// the CPU plugin; the CUDA generator's get_state/set_state; and the words an op built for
+// the CPU plugin; random numbers of those dtypes; the CUDA generator's
+// get_state/set_state; and the words an op built for
 // the core five dtypes refuses the others with. One binary with
 // cuda_gpu_test.cc (tools/gpu/run.sh runs it).
 #include <gmock/gmock.h>
@@ -189,6 +190,34 @@ TEST_F(Gpu, GeneratorStateRestoresAndCarriesToTheCpu) {
               HasSubstr("CUDAGeneratorImpl::set_state: expected a CPU tensor of dtype Byte"));
   EXPECT_THAT(ember_test::errorOf([&] { gen.set_state(at::zeros({15}, at::kByte)); }),
               HasSubstr("expected a contiguous state of 16 bytes"));
+}
+
+// Random numbers of Half, BFloat16 and the small integers are the CPU's for
+// one seed (Note [Random numbers of the other dtypes on CUDA]), uniform_
+// stays below `to` after rounding, and the streams stay in step.
+TEST_F(Gpu, RandomNumbersOfTheOtherDtypesAreTheCpus) {
+  at::manual_seed(11);
+  for (c10::ScalarType dt : kReduced) {
+    SCOPED_TRACE(c10::toString(dt));
+    const at::TensorOptions o = at::TensorOptions().dtype(dt);
+    EXPECT_TRUE(at::equal(at::rand({999}, o.device(cuda)).cpu(), at::rand({999}, o)));
+    EXPECT_TRUE(at::equal(at::randn({999}, o.device(cuda)).cpu(), at::randn({999}, o)));
+    at::Tensor g = at::empty({4000}, o.device(cuda)), c = at::empty({4000}, o);
+    EXPECT_TRUE(at::equal(g.uniform_(0.0, 0.3).cpu(), c.uniform_(0.0, 0.3)));
+    EXPECT_LT(g.max().item<double>(), 0.3);
+    EXPECT_TRUE(at::equal(at::randint(0, 100, {77}, o.device(cuda)).cpu(),
+                          at::randint(0, 100, {77}, o)));
+    EXPECT_TRUE(at::equal(g.bernoulli_(0.4).cpu(), c.bernoulli_(0.4)));
+  }
+  for (c10::ScalarType dt : kIntegral) {
+    SCOPED_TRACE(c10::toString(dt));
+    const at::TensorOptions o = at::TensorOptions().dtype(dt);
+    EXPECT_TRUE(at::equal(at::randint(3, 90, {77}, o.device(cuda)).cpu(),
+                          at::randint(3, 90, {77}, o)));
+    at::Tensor g = at::empty({5, 7}, o.device(cuda)).t(), c = at::empty({5, 7}, o).t();
+    EXPECT_TRUE(at::equal(g.random_().cpu(), c.random_()));
+  }
+  EXPECT_TRUE(at::equal(at::rand({5}, at::TensorOptions().device(cuda)).cpu(), at::rand({5})));
 }
 
 // An op whose kernels are built for the core five refuses the others with

@@ -8,8 +8,10 @@
 // (--fmad=false) and this host build do not.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <vector>
 
@@ -19,6 +21,8 @@
 #include "aten/FactoryChecks.h"
 #include "aten/PhiloxRNG.h"
 #include "aten/RandomChecks.h"
+#include "c10/util/BFloat16.h"
+#include "c10/util/Half.h"
 #include "backends/cuda/kernels/random_ops.cuh"
 #include "backends/cuda/kernels/range_ops.cuh"
 
@@ -158,6 +162,106 @@ TEST(RandomBlocks, RandomIsTheCpus) {
     const at::native::RandomRange range = at::native::random_range(c.dtype, c.from, c.to);
     expect_cpu_equal("random_", r::random_args(range.from, range.range), c.dtype,
                      [&c](at::Tensor& t, at::Generator& g) { t.random_(c.from, c.to, g); });
+  }
+}
+
+// Note [Random numbers of the other dtypes on CUDA] (random_ops.cc): a
+// Half, BFloat16 or small-integer result is its carrier's blocks (Float or
+// Long) converted, and for uniform_ clamped below `to` by
+// at::native::largest_below: bit for bit the CPU's values, and the same
+// number of blocks reserved.
+TEST(RandomBlocks, OtherDtypesAreTheirCarriersConverted) {
+  struct Case {
+    const char* what;
+    ScalarType dtype;
+    k::RandomArgs args;  // built for the carrier
+    std::function<void(at::Tensor&, at::Generator&)> cpu;
+    double clamp_below_to;  // uniform_'s `to`, or NaN
+  };
+  const double none = std::numeric_limits<double>::quiet_NaN();
+  std::vector<Case> cases;
+  for (ScalarType dt : {ScalarType::Half, ScalarType::BFloat16}) {
+    for (const auto& [from, to] : std::vector<std::pair<double, double>>{
+             {0, 1}, {-2.5, 3.25}, {0, 0.3}, {1, 1.001}}) {
+      cases.push_back({"uniform_", dt, r::uniform_args(from, to, false),
+                       [from = from, to = to](at::Tensor& t, at::Generator& g) {
+                         t.uniform_(from, to, g);
+                       },
+                       to});
+    }
+    cases.push_back({"normal_", dt, r::normal_args(1.5, 3),
+                     [](at::Tensor& t, at::Generator& g) { t.normal_(1.5, 3, g); }, none});
+    cases.push_back({"bernoulli_", dt, r::bernoulli_args(0.3),
+                     [](at::Tensor& t, at::Generator& g) { t.bernoulli_(0.3, g); }, none});
+  }
+  for (ScalarType dt : {ScalarType::Half, ScalarType::BFloat16, ScalarType::Short,
+                        ScalarType::Char, ScalarType::Byte}) {
+    for (const auto& [from, to] : std::vector<std::pair<int64_t, std::optional<int64_t>>>{
+             {0, std::nullopt}, {3, 90}}) {
+      const at::native::RandomRange range = at::native::random_range(dt, from, to);
+      cases.push_back({"random_", dt, r::random_args(range.from, range.range),
+                       [from = from, to = to](at::Tensor& t, at::Generator& g) {
+                         t.random_(from, to, g);
+                       },
+                       none});
+    }
+  }
+  for (const Case& c : cases) {
+    const ScalarType carrier =
+        c10::isReducedFloatingType(c.dtype) ? ScalarType::Float : ScalarType::Long;
+    for (uint64_t seed : kSeeds) {
+      for (int64_t n : kSizes) {
+        SCOPED_TRACE(::testing::Message() << c.what << " " << c.dtype << " seed " << seed
+                                          << " n " << n);
+        at::Generator g = at::make_generator<at::CPUGeneratorImpl>(seed);
+        g.get<at::CPUGeneratorImpl>()->set_offset(7);
+        at::Tensor cpu = at::empty({n}, at::TensorOptions().dtype(c.dtype));
+        c.cpu(cpu, g);
+        at::Tensor host = run_blocks(c.args, carrier, n, seed, 7).to(c.dtype);
+        if (!std::isnan(c.clamp_below_to)) {
+          host.clamp_max_(at::native::largest_below(c.dtype, c.clamp_below_to));
+        }
+        EXPECT_TRUE(same_bits(host, cpu)) << "blocks:\n" << host << "\nCPU:\n" << cpu;
+        k::RandomArgs sized = c.args;
+        sized.dtype = kernel_dtype(carrier);
+        sized.n = n;
+        EXPECT_EQ(g.get<at::CPUGeneratorImpl>()->get_offset() - 7,
+                  static_cast<uint64_t>(r::blocks_for(sized)));
+      }
+    }
+  }
+}
+
+// The next value of a floating dtype above v (which it holds).
+double next_up(ScalarType dt, double v) {
+  auto step = [](uint16_t b) -> uint16_t {
+    if (b & 0x8000u) return (b & 0x7FFFu) == 0 ? uint16_t{1} : static_cast<uint16_t>(b - 1);
+    return static_cast<uint16_t>(b + 1);
+  };
+  switch (dt) {
+    case ScalarType::Double: return std::nextafter(v, INFINITY);
+    case ScalarType::Float: return std::nextafter(static_cast<float>(v), INFINITY);
+    case ScalarType::Half:
+      return static_cast<float>(
+          c10::Half(step(c10::Half(static_cast<float>(v)).x), c10::Half::from_bits()));
+    default:
+      return static_cast<float>(c10::BFloat16(step(c10::BFloat16(static_cast<float>(v)).x),
+                                              c10::BFloat16::from_bits()));
+  }
+}
+
+// largest_below: below `to`, held exactly, and the next value of the dtype
+// up is not below `to`.
+TEST(RandomBlocks, LargestBelowIsTheDtypesPredecessorOfTo) {
+  for (ScalarType dt : {ScalarType::Half, ScalarType::BFloat16, ScalarType::Float,
+                        ScalarType::Double}) {
+    for (double to : {1.0, 0.3, -0.3, 1e-6, 0.0, 2048.5, 3.0}) {
+      const double hi = at::native::largest_below(dt, to);
+      EXPECT_LT(hi, to) << dt << " " << to;
+      const at::Tensor t = at::full({1}, hi, at::TensorOptions().dtype(dt));
+      EXPECT_EQ(t.item<double>(), hi) << dt << " " << to;  // exact in the dtype
+      EXPECT_GE(next_up(dt, hi), to) << dt << " " << to;
+    }
   }
 }
 

@@ -38,6 +38,13 @@ enum class KernelDtypes { kCore, kAll };
 kernels::Dtype kernel_dtype(c10::ScalarType type, const char* op,
                             KernelDtypes which = KernelDtypes::kCore);
 
+// ember::cuda::kernel_carrier — the core dtype a core-five kernel computes
+// a result of `type` in, when converting that result once gives the CPU's
+// values: Float for Half and BFloat16, Long for Short, Char and Byte; else
+// `type` itself. The samplers and ranges use it (Note [Random numbers of the
+// other dtypes on CUDA] in random_ops.cc).
+c10::ScalarType kernel_carrier(c10::ScalarType type);
+
 // ember::cuda::current_stream — the calling thread's current cudaStream_t
 // on `device`.
 void* current_stream(c10::Device device);

@@ -79,6 +79,12 @@ kernels::Dtype kernel_dtype(c10::ScalarType type, const char* op, KernelDtypes w
   return kernels::Dtype::kFloat;
 }
 
+c10::ScalarType kernel_carrier(c10::ScalarType type) {
+  if (c10::isReducedFloatingType(type)) return c10::kFloat;
+  if (type == c10::kShort || type == c10::kChar || type == c10::kByte) return c10::kLong;
+  return type;
+}
+
 void* current_stream(c10::Device device) {
   const auto& rt = c10::cuda::impl::cudaRuntime();
   return rt.nativeStream(rt.getStream(device));

@@ -45,12 +45,8 @@ void check_floating_kernel(const at::Tensor& t, const char* op, bool reduced_ok 
 // (docs/ops/random.md). So a result of such a dtype is drawn as its carrier
 // (Float or Long) into a temporary and converted by copy_: the CPU's
 // numbers and the same stream range. uniform_ then clamps a Half/BFloat16
-// sample that rounded up to `to` as the CPU does (uniform_).
-c10::ScalarType carrier(c10::ScalarType t) {
-  if (c10::isReducedFloatingType(t)) return c10::kFloat;
-  if (t == c10::kShort || t == c10::kChar || t == c10::kByte) return c10::kLong;
-  return t;
-}
+// sample that rounded up to `to` as the CPU does (uniform_). The carrier
+// is kernel_carrier (CUDAIterator.h).
 
 // Runs the kernel for `a` into self's elements in row-major order (through
 // a contiguous temporary when self is not contiguous or not of a kernel
@@ -60,7 +56,7 @@ void sample_into(const at::Tensor& self, kernels::RandomArgs a, const OptGen& ge
                  const char* op) {
   a.n = self.numel();
   if (a.n == 0) return;
-  const c10::ScalarType dtype = carrier(self.scalar_type());
+  const c10::ScalarType dtype = kernel_carrier(self.scalar_type());
   a.dtype = kernel_dtype(dtype, op);
   const c10::Device device = self.device();
   at::Tensor target = self.is_contiguous() && dtype == self.scalar_type()

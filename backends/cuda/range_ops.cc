@@ -1,6 +1,7 @@
 // backends/cuda/range_ops.cc — arange, linspace and eye on the CUDA key.
 // Lengths and checks are the core's (aten/FactoryChecks.h), shared with the
-// CPU plugin; the values are the CPU's (kernels/range_ops.cuh).
+// CPU plugin; the values are the CPU's (kernels/range_ops.cuh), for Half,
+// BFloat16 and the small integers through their carrier (fill_range).
 #include <algorithm>
 
 #include "aten/FactoryChecks.h"
@@ -9,6 +10,8 @@
 #include "aten/Tensor.h"
 #include "backends/cuda/CUDAIterator.h"
 #include "c10/core/DeviceGuard.h"
+#include "c10/util/BFloat16.h"
+#include "c10/util/Half.h"
 #include "registration/library.h"
 
 namespace ember {
@@ -16,14 +19,18 @@ namespace cuda {
 namespace {
 
 // Runs the kernel for `a` into out's n elements (through a contiguous
-// temporary when out is not contiguous).
+// temporary when out is not contiguous, or not of a kernel dtype: then the
+// values are computed in its carrier, kernel_carrier, and converted once,
+// which is what the CPU computes for Half, BFloat16 and the small integers).
 void fill_range(at::Tensor& out, kernels::RangeArgs a, const char* op) {
   a.n = out.numel();
   if (a.n == 0) return;
-  a.dtype = kernel_dtype(out.scalar_type(), op);
+  const c10::ScalarType dtype = kernel_carrier(out.scalar_type());
+  a.dtype = kernel_dtype(dtype, op);
   const c10::Device device = out.device();
-  at::Tensor target =
-      out.is_contiguous() ? out : empty_cuda(out.sizes(), out.scalar_type(), device, op);
+  at::Tensor target = out.is_contiguous() && dtype == out.scalar_type()
+                          ? out
+                          : empty_cuda(out.sizes(), dtype, device, op);
   a.out = target.data_ptr();
   {
     c10::DeviceGuard guard(device);
@@ -39,6 +46,11 @@ double converted(const c10::Scalar& s, c10::ScalarType dtype) {
     case c10::kFloat: return static_cast<double>(s.to<float>());
     case c10::kLong: return static_cast<double>(s.to<int64_t>());
     case c10::kInt: return static_cast<double>(s.to<int32_t>());
+    case c10::kShort: return static_cast<double>(s.to<int16_t>());
+    case c10::kChar: return static_cast<double>(s.to<int8_t>());
+    case c10::kByte: return static_cast<double>(s.to<uint8_t>());
+    case c10::kHalf: return static_cast<double>(static_cast<float>(s.to<c10::Half>()));
+    case c10::kBFloat16: return static_cast<double>(static_cast<float>(s.to<c10::BFloat16>()));
     default: return s.to<double>();
   }
 }
@@ -48,7 +60,7 @@ at::Tensor& arange_out(const c10::Scalar& start, const c10::Scalar& end, const c
   const char* op = "arange";
   const c10::ScalarType dtype = out.scalar_type();
   const int64_t size = at::native::arange_length(start, end, step, dtype);
-  kernel_dtype(dtype, op);
+  kernel_dtype(kernel_carrier(dtype), op);
   if (out.numel() != size || out.dim() != 1) at::native::resize_output(out, {size}, op);
   kernels::RangeArgs a;
   if (c10::isIntegralType(dtype, /*includeBool=*/false)) {
@@ -68,7 +80,7 @@ at::Tensor& linspace_out(const c10::Scalar& start, const c10::Scalar& end, int64
                          at::Tensor& out) {
   const char* op = "linspace";
   at::native::check_linspace(steps, out.scalar_type());
-  kernel_dtype(out.scalar_type(), op);
+  kernel_dtype(kernel_carrier(out.scalar_type()), op);
   at::native::resize_output(out, {steps}, op);
   kernels::RangeArgs a;
   a.op = kernels::RangeOp::kLinspace;

@@ -220,11 +220,30 @@ TEST_F(Gpu, RandomNumbersOfTheOtherDtypesAreTheCpus) {
   EXPECT_TRUE(at::equal(at::rand({5}, at::TensorOptions().device(cuda)).cpu(), at::rand({5})));
 }
 
+// arange and linspace of the other dtypes through their carrier: the CPU's
+// values (start and end rounded to the dtype first for linspace, integer
+// aranges wrapping).
+TEST_F(Gpu, RangesOfTheOtherDtypesAreTheCpus) {
+  for (c10::ScalarType dt : {c10::kHalf, c10::kBFloat16, c10::kShort, c10::kChar, c10::kByte}) {
+    SCOPED_TRACE(c10::toString(dt));
+    const at::TensorOptions o = at::TensorOptions().dtype(dt);
+    const bool floating = c10::isFloatingType(dt);
+    expect_equal(at::arange(0, 100, 3, o.device(cuda)), at::arange(0, 100, 3, o));
+    if (floating) {
+      expect_equal(at::arange(-1.3, 2.9, 0.1, o.device(cuda)), at::arange(-1.3, 2.9, 0.1, o));
+    }
+    expect_equal(at::linspace(0.3, 97.7, 41, o.device(cuda)), at::linspace(0.3, 97.7, 41, o));
+    expect_equal(at::linspace(5, 5, 1, o.device(cuda)), at::linspace(5, 5, 1, o));
+    at::Tensor g = at::empty({9, 2}, o.device(cuda)).t()[0], c = at::empty({9, 2}, o).t()[0];
+    expect_equal(at::arange_out(g, 0, 9), at::arange_out(c, 0, 9));  // strided out
+  }
+}
+
 // An op whose kernels are built for the core five refuses the others with
 // what it has and how to go on.
 TEST_F(Gpu, CoreDtypeOpsRefuseTheOthersSayingWhatTheyHave) {
   const std::string e = ember_test::errorOf([&] {
-    (void)at::arange(5, at::TensorOptions().dtype(c10::kHalf).device(cuda));
+    (void)at::randperm(5, at::TensorOptions().dtype(c10::kHalf).device(cuda));
   });
   EXPECT_THAT(e, HasSubstr("dtype Half is not supported by this op on CUDA yet (it has "
                            "Float, Double, Long, Int and Bool). Convert with .to() first"));

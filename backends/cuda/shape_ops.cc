@@ -159,6 +159,13 @@ at::Tensor embedding_dense_backward(const at::Tensor& grad_output, const at::Ten
   at::native::check_embedding_indices(indices, op);
   at::native::check_embedding_backward_shapes(grad_output, indices, num_weights, op);
   check_index_device(grad_output, indices, op);
+  if (c10::isReducedFloatingType(grad_output.scalar_type())) {
+    // Half and BFloat16 gradients accumulate in float (the kernel's atomic
+    // adds), rounded once at the end, as PyTorch's.
+    return cuda::embedding_dense_backward(grad_output.to(c10::kFloat), indices, num_weights,
+                                          padding_idx, scale_grad_by_freq)
+        .to(grad_output.scalar_type());
+  }
   const c10::Device device = grad_output.device();
   const int64_t dim = grad_output.size(-1);
   at::Tensor grad_weight =

@@ -154,6 +154,12 @@ TEST_F(Gpu, HalfAndBFloat16TrainingStepMatchesFloat) {
     for (size_t i = 0; i < results[0].size(); ++i) {
       expect_close(results[1][i], results[0][i], tol, tol);
     }
+    // An embedding's gradient in 16 bits: accumulated in float, rounded once.
+    const at::Tensor ids = at::tensor(std::vector<int64_t>{1, 3, 1, 0, 3, 3});
+    const at::Tensor go = randn({6, 4}).to(dt);
+    expect_close(at::embedding_dense_backward(go.to(cuda), ids.to(cuda), 5, -1, false),
+                 at::embedding_dense_backward(go.to(c10::kFloat), ids, 5, -1, false).to(dt),
+                 tol_of(dt), tol_of(dt));
   }
 }
 

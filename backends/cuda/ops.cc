@@ -11,6 +11,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "aten/EmptyTensor.h"
 #include "aten/Functions.h"
 #include "aten/Resize.h"
 #include "aten/Tensor.h"
@@ -167,13 +168,18 @@ at::Tensor empty(c10::IntArrayRef size, std::optional<c10::ScalarType> dtype,
                  std::optional<bool> pin_memory,
                  std::optional<c10::MemoryFormat> memory_format) {
   check_factory_options("empty", layout, device, pin_memory);
-  TORCH_CHECK_NOT_IMPLEMENTED(
-      memory_format.value_or(c10::MemoryFormat::Contiguous) ==
-          c10::MemoryFormat::Contiguous,
-      "empty: memory format ", *memory_format,
-      " is not supported on CUDA yet. Pass Contiguous.");
-  return empty_cuda(size, dtype.value_or(c10::kFloat),
-                    device.value_or(c10::Device(c10::kCUDA, -1)));
+  const c10::ScalarType st = dtype.value_or(c10::kFloat);
+  const c10::Device d = device.value_or(c10::Device(c10::kCUDA, -1));
+  const c10::MemoryFormat format = memory_format.value_or(c10::MemoryFormat::Contiguous);
+  if (format == c10::MemoryFormat::Contiguous) return empty_cuda(size, st, d);
+  // ChannelsLast (NHWC strides) and the core's refusal of the other formats,
+  // as every backend's (at::detail::empty_generic).
+  requireDevice("empty");
+  c10::OptionalDeviceGuard guard;
+  if (d.index() >= 0) guard.set_device(d);
+  return at::Tensor(at::detail::empty_generic(size, c10::GetAllocator(c10::kCUDA),
+                                              c10::DispatchKeySet(c10::DispatchKey::CUDA), st,
+                                              format));
 }
 
 at::Tensor empty_strided(c10::IntArrayRef size, c10::IntArrayRef stride,

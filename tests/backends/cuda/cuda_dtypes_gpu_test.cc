@@ -245,6 +245,25 @@ TEST_F(Gpu, RangesOfTheOtherDtypesAreTheCpus) {
   }
 }
 
+// empty with ChannelsLast: NHWC strides on the device, as on the CPU; other
+// formats refused with the core's words.
+TEST_F(Gpu, EmptyTakesChannelsLast) {
+  const at::TensorOptions o = at::TensorOptions().device(cuda);
+  const at::Tensor t = at::empty({2, 3, 4, 5}, o, c10::MemoryFormat::ChannelsLast);
+  EXPECT_TRUE(t.is_cuda());
+  EXPECT_EQ(t.strides(), c10::IntArrayRef({60, 1, 15, 3}));
+  const at::Tensor x = randn({2, 3, 4, 5});
+  const at::Tensor g = x.to(cuda).contiguous(c10::MemoryFormat::ChannelsLast);
+  EXPECT_EQ(g.strides(), c10::IntArrayRef({60, 1, 15, 3}));
+  expect_equal(g, x);
+  EXPECT_THAT(
+      ember_test::errorOf([&] { (void)at::empty({2, 3}, o, c10::MemoryFormat::ChannelsLast); }),
+      HasSubstr("memory format ChannelsLast needs 4 sizes"));
+  EXPECT_THAT(
+      ember_test::errorOf([&] { (void)at::empty({2, 3}, o, c10::MemoryFormat::Preserve); }),
+      HasSubstr("memory format Preserve"));
+}
+
 // An op whose kernels are built for the core five refuses the others with
 // what it has and how to go on.
 TEST_F(Gpu, CoreDtypeOpsRefuseTheOthersSayingWhatTheyHave) {

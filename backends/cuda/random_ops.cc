@@ -26,14 +26,13 @@ namespace {
 
 using OptGen = std::optional<at::Generator>;
 
-// uniform_ and normal_: the floating dtypes; dropout: Float and Double.
-void check_floating_kernel(const at::Tensor& t, const char* op, bool reduced_ok = true) {
+// uniform_, normal_ and dropout: the floating dtypes.
+void check_floating_kernel(const at::Tensor& t, const char* op) {
   const c10::ScalarType dt = t.scalar_type();
-  TORCH_CHECK_NOT_IMPLEMENTED(
-      dt == c10::kFloat || dt == c10::kDouble || (reduced_ok && c10::isReducedFloatingType(dt)),
-      op, ": the CUDA kernel is not implemented for dtype ", dt, "; it supports Float",
-      reduced_ok ? ", Double, Half and BFloat16" : " and Double",
-      ". Convert the tensor with .to(dtype) first.");
+  TORCH_CHECK_NOT_IMPLEMENTED(c10::isFloatingType(dt), op,
+                              ": the CUDA kernel is not implemented for dtype ", dt,
+                              "; it supports Float, Double, Half and BFloat16. Convert the "
+                              "tensor with .to(dtype) first.");
 }
 
 // Note [Random numbers of the other dtypes on CUDA]
@@ -210,7 +209,7 @@ std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, doubl
                                                   std::optional<bool> train) {
   const char* op = "native_dropout";
   at::native::check_dropout(input, p);
-  check_floating_kernel(input, op, /*reduced_ok=*/false);
+  check_floating_kernel(input, op);
   const c10::Device device = input.device();
   at::Tensor output = empty_cuda(input.sizes(), input.scalar_type(), device, op);
   at::Tensor mask = empty_cuda(input.sizes(), c10::kBool, device, op);
@@ -221,17 +220,25 @@ std::tuple<at::Tensor, at::Tensor> native_dropout(const at::Tensor& input, doubl
     return {output, mask};
   }
   if (n == 0) return {output, mask};
-  const at::Tensor x = input.contiguous();
+  // Half and BFloat16 through their carrier, Float (Note [Random numbers of
+  // the other dtypes on CUDA]): the kernel reads the input in it.
+  const at::Tensor x = input.to(kernel_carrier(input.scalar_type())).contiguous();
   sample_into(output, kernels::random::dropout_args(p, x.data_ptr(), mask.data_ptr<bool>()),
               std::nullopt, op);
   return {output, mask};
 }
 
 // grad_output * mask * scale, in grad_output's dtype (the CPU's order: the
-// product with the mask is exact).
+// product with the mask is exact). Half and BFloat16 in float with a float
+// scale, rounded once, as the CPU (a Scalar beside a Half tensor would be
+// rounded to Half first).
 at::Tensor native_dropout_backward(const at::Tensor& grad_output, const at::Tensor& mask,
                                    double scale) {
   at::native::check_dropout_backward(grad_output, mask);
+  if (c10::isReducedFloatingType(grad_output.scalar_type())) {
+    return at::mul(at::mul(grad_output.to(c10::kFloat), mask), scale)
+        .to(grad_output.scalar_type());
+  }
   return at::mul(at::mul(grad_output, mask), scale);
 }
 

@@ -214,6 +214,15 @@ TEST_F(Gpu, RandomNumbersOfTheOtherDtypesAreTheCpus) {
     EXPECT_TRUE(at::equal(at::randint(0, 100, {77}, o.device(cuda)).cpu(),
                           at::randint(0, 100, {77}, o)));
     EXPECT_TRUE(at::equal(g.bernoulli_(0.4).cpu(), c.bernoulli_(0.4)));
+    const at::Tensor x = randn({300}).to(dt);
+    const auto gd = at::native_dropout(x.to(cuda), 0.3, true);
+    const auto cd = at::native_dropout(x, 0.3, true);
+    EXPECT_TRUE(at::equal(std::get<1>(gd).cpu(), std::get<1>(cd)));
+    EXPECT_TRUE(at::equal(std::get<0>(gd).cpu(), std::get<0>(cd)));
+    const at::Tensor grad = randn({300}).to(dt);
+    EXPECT_TRUE(at::equal(
+        at::native_dropout_backward(grad.to(cuda), std::get<1>(gd), 1 / 0.7).cpu(),
+        at::native_dropout_backward(grad, std::get<1>(cd), 1 / 0.7)));
   }
   for (c10::ScalarType dt : kIntegral) {
     SCOPED_TRACE(c10::toString(dt));

@@ -308,6 +308,32 @@ TEST(RandomBlocks, DropoutIsTheCpus) {
   }
 }
 
+// Dropout of Half and BFloat16: the Float blocks over the input in float,
+// converted once (Note [Random numbers of the other dtypes on CUDA]): the
+// CPU's output and mask bit for bit.
+TEST(RandomBlocks, DropoutOfHalfIsItsFloatCarrierConverted) {
+  for (ScalarType dt : {ScalarType::Half, ScalarType::BFloat16}) {
+    for (double p : {0.25, 0.9}) {
+      for (int64_t n : kSizes) {
+        SCOPED_TRACE(::testing::Message() << dt << " p " << p << " n " << n);
+        at::Tensor x = at::linspace(-3, 3, n).to(dt);
+        x.select(0, 0).fill_(std::numeric_limits<double>::quiet_NaN());
+        at::manual_seed(11);
+        at::detail::getDefaultCPUGenerator().get<at::CPUGeneratorImpl>()->set_offset(5);
+        const auto [out, mask] = at::native_dropout(x, p, true);
+        const at::Tensor xf = x.to(ScalarType::Float).contiguous();
+        at::Tensor host_mask = at::empty({n}, at::TensorOptions().dtype(at::kBool));
+        const at::Tensor host =
+            run_blocks(r::dropout_args(p, xf.data_ptr(), host_mask.data_ptr<bool>()),
+                       ScalarType::Float, n, 11, 5)
+                .to(dt);
+        EXPECT_TRUE(same_bits(host, out)) << host << "\n" << out;
+        EXPECT_TRUE(same_bits(host_mask, mask)) << host_mask << "\n" << mask;
+      }
+    }
+  }
+}
+
 // arange and linspace: range_element over every element against the CPU's
 // arange_out/linspace_out, bit for bit, with the parameters
 // backends/cuda/range_ops.cc passes.
@@ -389,6 +415,51 @@ TEST(RandomBlocks, AnotherOffsetGivesOtherNumbers) {
                          cpu));
   EXPECT_TRUE(same_bits(run_blocks(r::uniform_args(0, 1, false), ScalarType::Float, 64, 3, 0),
                         cpu));
+}
+
+// arange and linspace of Half, BFloat16 and the small integers: their
+// carrier's elements (Float or Long, kernel_carrier), converted once, with
+// linspace's ends converted to the dtype first as range_ops.cc's
+// converted(): the CPU's values bit for bit.
+TEST(RangeElements, OtherDtypesAreTheirCarriersConverted) {
+  auto to_dtype = [](double v, ScalarType dt) -> double {
+    switch (dt) {
+      case ScalarType::Half: return static_cast<float>(c10::Half(static_cast<float>(v)));
+      case ScalarType::BFloat16: return static_cast<float>(c10::BFloat16(static_cast<float>(v)));
+      case ScalarType::Short: return static_cast<int16_t>(v);
+      case ScalarType::Char: return static_cast<int8_t>(v);
+      default: return static_cast<uint8_t>(v);
+    }
+  };
+  for (ScalarType dt : {ScalarType::Half, ScalarType::BFloat16, ScalarType::Short,
+                        ScalarType::Char, ScalarType::Byte}) {
+    SCOPED_TRACE(::testing::Message() << dt);
+    const bool floating = c10::isFloatingType(dt);
+    const ScalarType carrier = floating ? ScalarType::Float : ScalarType::Long;
+    at::Tensor cpu = at::empty({0}, at::TensorOptions().dtype(dt));
+    k::RangeArgs a;
+    if (floating) {
+      at::arange_out(cpu, -1.3, 2.9, 0.1);
+      a.op = k::RangeOp::kArangeFloating;
+      a.start = -1.3;
+      a.step = 0.1;
+    } else {
+      at::arange_out(cpu, 2, 100, 3);
+      a.op = k::RangeOp::kArangeIntegral;
+      a.first = 2;
+      a.delta = 3;
+    }
+    EXPECT_TRUE(same_bits(run_range_any(a, carrier, cpu.numel()).to(dt), cpu)) << cpu;
+    for (int64_t steps : {1, 2, 10, 101}) {
+      SCOPED_TRACE(::testing::Message() << "linspace steps " << steps);
+      at::linspace_out(cpu, 0.3, 97.7, steps);
+      k::RangeArgs l;
+      l.op = k::RangeOp::kLinspace;
+      l.start = to_dtype(0.3, dt);
+      l.end = to_dtype(97.7, dt);
+      EXPECT_TRUE(same_bits(run_range_any(l, carrier, steps).to(dt), cpu)) << cpu;
+    }
+  }
 }
 
 }  // namespace

@@ -38,7 +38,7 @@ done | sort -u | grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|l
 mkdir -p ops/lib
 for s in $OPS_SUITES; do
   cp -L "$B/tests/ops/$s" ops/
-  find "$B/tests/ops/$s.runfiles/ember/_solib_k8" -name '*.so' | while read -r so; do
+  find -L "$B/tests/ops/$s.runfiles/ember/_solib_k8" -name '*.so' | while read -r so; do
     name=$(basename "$so")
     if [ -z "$(find cuda_gpu_test.runfiles -name "$name" -print -quit)" ]; then
       cp -L "$so" ops/lib/

@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "c10/core/Scalar.h"
 #include "c10/util/Exception.h"
 
 namespace at {
@@ -173,6 +174,31 @@ void throw_zero_division(const char* op) {
               "Make sure the divisor has no zeros, or divide floating-point "
               "tensors (which give inf or nan).");
   __builtin_unreachable();
+}
+
+namespace {
+template <typename T>
+void check_holds(const c10::Scalar& a, const c10::Scalar& b) {
+  (void)a.to<T>();
+  (void)b.to<T>();
+}
+}  // namespace
+
+void check_hardtanh_bounds(c10::ScalarType dtype, const c10::Scalar& min_val,
+                           const c10::Scalar& max_val, const char* op) {
+  try {
+    switch (dtype) {
+      case c10::kByte: check_holds<uint8_t>(min_val, max_val); break;
+      case c10::kChar: check_holds<int8_t>(min_val, max_val); break;
+      case c10::kShort: check_holds<int16_t>(min_val, max_val); break;
+      case c10::kInt: check_holds<int32_t>(min_val, max_val); break;
+      case c10::kLong: check_holds<int64_t>(min_val, max_val); break;
+      default: break;
+    }
+  } catch (const c10::Error& e) {
+    TORCH_CHECK(false, op, ": min_val and max_val must be values of the input's dtype ", dtype,
+                ": ", e.what_without_backtrace());
+  }
 }
 
 }  // namespace native

@@ -50,6 +50,13 @@ void check_bitwise_dtype(c10::ScalarType dtype, const char* op);
 void check_bitwise_not(const Tensor& self, const char* op);
 // round with decimals takes floating tensors.
 void check_round_decimals(const Tensor& self, const char* op);
+
+// hardtanh's bounds on an integral `dtype`: each must be a value the dtype
+// holds after dropping its fraction, as PyTorch's checked Scalar conversion
+// ("value cannot be converted to type uint8_t without overflow"); a
+// floating dtype takes any bounds.
+void check_hardtanh_bounds(c10::ScalarType dtype, const c10::Scalar& min_val,
+                           const c10::Scalar& max_val, const char* op);
 // pow with a Scalar exponent: not Bool, and no negative integer exponent for
 // an integral result.
 void check_pow_scalar_exponent(c10::ScalarType result, const c10::Scalar& exponent,

@@ -144,10 +144,20 @@ at::Tensor run_hardtanh(const char* op, const at::Tensor& out, const at::Tensor&
               ": bool tensors are not supported. Convert the tensor to a "
               "floating dtype first.");
   TensorIterator iter(TensorIteratorConfig(op).add_output(out).add_input(self));
+  // Integral bounds: values the dtype holds, converted as PyTorch converts
+  // them (Note [Scalar conversion rules]; a cast of a double out of range
+  // would be undefined).
+  at::native::check_hardtanh_bounds(iter.common_dtype(), min_val, max_val, op);
   EMBER_DISPATCH_ALL_TYPES_BUT_BOOL(iter.common_dtype(), op, [&] {
     using acc_t = opmath_t<scalar_t>;
-    const auto lo = static_cast<acc_t>(min_val.toDouble());
-    const auto hi = static_cast<acc_t>(max_val.toDouble());
+    acc_t lo, hi;
+    if constexpr (std::is_integral_v<scalar_t>) {
+      lo = static_cast<acc_t>(min_val.to<scalar_t>());
+      hi = static_cast<acc_t>(max_val.to<scalar_t>());
+    } else {
+      lo = static_cast<acc_t>(min_val.toDouble());
+      hi = static_cast<acc_t>(max_val.toDouble());
+    }
     unary_loop<scalar_t, scalar_t>(iter, [lo, hi](scalar_t x) {
       const auto v = static_cast<acc_t>(x);
       if constexpr (std::is_floating_point_v<acc_t>) {

@@ -112,9 +112,14 @@ at::Tensor run_hardtanh(const char* op, const at::Tensor& out, const at::Tensor&
                         const c10::Scalar& min_val, const c10::Scalar& max_val) {
   at::native::refuse_bool(self, op, "bool tensors are not supported. Convert the tensor "
                           "to a floating dtype first.");
+  at::native::check_hardtanh_bounds(self.scalar_type(), min_val, max_val, op);
   OpParams p = pair_params(min_val, max_val);
-  p.i[0] = static_cast<int64_t>(min_val.toDouble());
-  p.i[1] = static_cast<int64_t>(max_val.toDouble());
+  if (c10::isIntegralType(self.scalar_type(), /*includeBool=*/false)) {
+    // Checked above: the kernel's cast to the dtype gives what the CPU's
+    // Scalar conversion gives.
+    p.i[0] = min_val.to<int64_t>();
+    p.i[1] = max_val.to<int64_t>();
+  }
   return unary(op, UnaryOp::kHardtanh, out, self, false, p);
 }
 at::Tensor hardtanh(const at::Tensor& self, const c10::Scalar& min_val,

@@ -132,6 +132,21 @@ TEST_P(PointwiseActivation, FloatingOnlyErrors) {
               HasSubstr("hardtanh: bool tensors are not supported"));
 }
 
+// hardtanh's bounds on an integral input are values of its dtype, converted
+// as PyTorch converts a Scalar: fractions dropped, out of range refused.
+TEST_P(PointwiseActivation, HardtanhBoundsAreValuesOfAnIntegralDtype) {
+  const at::Tensor bytes = make_tensor(Ref({3}, {1, 50, 200}), kByte, device());
+  EXPECT_THAT(errorOf([&] { at::hardtanh(bytes, -1.5, 2); }),
+              HasSubstr("hardtanh: min_val and max_val must be values of the input's dtype "
+                        "Byte: Scalar::toByte: value -1.5 cannot be converted to type uint8_t "
+                        "without overflow"));
+  at::Tensor chars = make_tensor(Ref({2}, {-3, 7}), kChar, device());
+  EXPECT_THAT(errorOf([&] { at::hardtanh_(chars, 0, 300); }),
+              HasSubstr("cannot be converted to type int8_t without overflow"));
+  EXPECT_TRUE(close(at::hardtanh(bytes, 1.5, 100.7), Ref({3}, {1, 50, 100}), kByte));
+  EXPECT_TRUE(close(at::hardtanh(chars, -2.9, 2.9), Ref({2}, {-2, 2}), kChar));
+}
+
 // ---- backward ops --------------------------------------------------------------------
 
 // d/dx f at x, by central differences in double.

@@ -11,6 +11,7 @@
 // suite's, cuda_gpu_test).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <functional>
@@ -288,8 +289,14 @@ TEST(ElementOps, UnaryOpsMatchTheCpu) {
               {ScalarType::Long, ScalarType::Int, ScalarType::Short, ScalarType::Char,
                ScalarType::Byte, ScalarType::Bool},
               [](T x) { return at::bitwise_not(x); });
-  check_unary("hardtanh", k::UnaryOp::kHardtanh, pair(-1.5, 2), no_bool,
+  // Bounds each dtype holds (hardtanh refuses others: check_hardtanh_bounds).
+  std::vector<ScalarType> signed_or_floating = no_bool;
+  signed_or_floating.erase(
+      std::find(signed_or_floating.begin(), signed_or_floating.end(), ScalarType::Byte));
+  check_unary("hardtanh", k::UnaryOp::kHardtanh, pair(-1.5, 2), signed_or_floating,
               [](T x) { return at::hardtanh(x, -1.5, 2); });
+  check_unary("hardtanh byte", k::UnaryOp::kHardtanh, pair(1.5, 100.7), {ScalarType::Byte},
+              [](T x) { return at::hardtanh(x, 1.5, 100.7); });
   // The floating functions (the host promotes integers before the kernel).
   const std::vector<std::pair<k::UnaryOp, at::Tensor (*)(const at::Tensor&)>> floating = {
       {k::UnaryOp::kExp, &at::exp},         {k::UnaryOp::kLog, &at::log},

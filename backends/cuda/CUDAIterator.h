@@ -12,11 +12,13 @@
 //   return iter.output();
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 #include "aten/TensorIterator.h"
 #include "backends/cuda/kernels/launch.h"
 #include "c10/core/DeviceGuard.h"
+#include "c10/core/Scalar.h"
 #include "c10/core/ScalarType.h"
 
 namespace ember {
@@ -44,6 +46,11 @@ kernels::Dtype kernel_dtype(c10::ScalarType type, const char* op,
 // `type` itself. The samplers and ranges use it (Note [Random numbers of the
 // other dtypes on CUDA] in random_ops.cc).
 c10::ScalarType kernel_carrier(c10::ScalarType type);
+
+// ember::cuda::scalar_bits — `value` converted to `dtype` as the CPU
+// converts it, as the element's bytes in the low bytes of a word (what
+// fill_ and scatter's Scalar source hand a kernel).
+uint64_t scalar_bits(const c10::Scalar& value, c10::ScalarType dtype);
 
 // ember::cuda::current_stream — the calling thread's current cudaStream_t
 // on `device`.

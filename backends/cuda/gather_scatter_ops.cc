@@ -8,7 +8,6 @@
 // in PyTorch); add and multiply combine atomically, so float results vary
 // in their last bits between runs.
 #include <algorithm>
-#include <cstring>
 
 #include "aten/Functions.h"
 #include "aten/JoinUtils.h"
@@ -125,12 +124,7 @@ void scatter_impl(const at::Tensor& self, int64_t dim, const at::Tensor& index,
   if (index.numel() == 0) return;
   kernels::GatherScatter a = geometry(self, wrapped, index, src, op);
   a.reduce = r;
-  if (value != nullptr) {
-    // The value's bits in self's dtype, converted as the CPU converts.
-    at::Tensor one = at::empty({}, at::TensorOptions().dtype(t));
-    one.fill_(*value);
-    std::memcpy(&a.value_bits, one.data_ptr(), one.itemsize());
-  }
+  if (value != nullptr) a.value_bits = scalar_bits(*value, t);
   check_index_values(a, index, op);
   c10::DeviceGuard guard(self.device());
   CUDAIterator::check_launch(op, kernels::launch_scatter(a, current_stream(self.device())));

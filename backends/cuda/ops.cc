@@ -86,6 +86,14 @@ c10::ScalarType kernel_carrier(c10::ScalarType type) {
   return type;
 }
 
+uint64_t scalar_bits(const c10::Scalar& value, c10::ScalarType dtype) {
+  at::Tensor one = at::empty({}, at::TensorOptions().dtype(dtype));
+  one.fill_(value);
+  uint64_t bits = 0;
+  std::memcpy(&bits, one.data_ptr(), one.itemsize());
+  return bits;
+}
+
 void* current_stream(c10::Device device) {
   const auto& rt = c10::cuda::impl::cudaRuntime();
   return rt.nativeStream(rt.getStream(device));
@@ -340,11 +348,7 @@ at::Tensor& copy_(at::Tensor& self, const at::Tensor& src, bool non_blocking) {
 
 at::Tensor& fill_(at::Tensor& self, const c10::Scalar& value) {
   if (self.numel() == 0) return self;
-  // The element's bits, converted as the CPU converts.
-  at::Tensor one = at::empty({}, at::TensorOptions().dtype(self.scalar_type()));
-  one.fill_(value);
-  uint64_t bits = 0;
-  std::memcpy(&bits, one.data_ptr(), one.itemsize());
+  const uint64_t bits = scalar_bits(value, self.scalar_type());
   CUDAIterator iter(at::TensorIteratorConfig("fill_")
                         .add_output(self)
                         .resize_outputs(false)

@@ -283,6 +283,22 @@ std::string run_reduce(const RowReduce& r, ReduceOp op, cudaStream_t s) {
 
 }  // namespace
 
+// cumsum's accumulator, the CPU's (backends/cpu/reductions.h SumAcc): double
+// for Float and Double, float for Half and BFloat16, a wrapping unsigned type
+// for integers (two's complement results, as the CPU's), or for Bool.
+template <typename T, typename = void>
+struct CumsumAcc {
+  using type = std::conditional_t<is_reduced_float_v<T>, float, double>;
+};
+template <typename T>
+struct CumsumAcc<T, std::enable_if_t<std::is_integral<T>::value>> {
+  using type = wrap_t<T>;
+};
+template <>
+struct CumsumAcc<bool> {
+  using type = bool;
+};
+
 template <typename T, typename Acc>
 __global__ void cumsum_lines(const T* in, T* out, int64_t outer, int64_t n, int64_t inner) {
   const int64_t lines = outer * inner;
@@ -309,39 +325,12 @@ std::string launch_cumsum(const void* in, void* out, int64_t outer, int64_t n, i
   if (lines == 0 || n == 0) return "";
   const auto s = static_cast<cudaStream_t>(stream);
   const unsigned grid = grid_stride_blocks(lines, kThreads);
-  switch (dtype) {
-    case Dtype::kFloat:
-      cumsum_lines<float, double><<<grid, kThreads, 0, s>>>(static_cast<const float*>(in), static_cast<float*>(out), outer, n, inner);
-      break;
-    case Dtype::kDouble:
-      cumsum_lines<double, double><<<grid, kThreads, 0, s>>>(static_cast<const double*>(in), static_cast<double*>(out), outer, n, inner);
-      break;
-    case Dtype::kLong:  // wraps as the CPU's (two's complement)
-      cumsum_lines<int64_t, uint64_t><<<grid, kThreads, 0, s>>>(static_cast<const int64_t*>(in), static_cast<int64_t*>(out), outer, n, inner);
-      break;
-    case Dtype::kInt:
-      cumsum_lines<int32_t, uint32_t><<<grid, kThreads, 0, s>>>(static_cast<const int32_t*>(in), static_cast<int32_t*>(out), outer, n, inner);
-      break;
-    case Dtype::kBool:
-      cumsum_lines<bool, bool><<<grid, kThreads, 0, s>>>(static_cast<const bool*>(in), static_cast<bool*>(out), outer, n, inner);
-      break;
-    case Dtype::kShort:
-      cumsum_lines<int16_t, unsigned><<<grid, kThreads, 0, s>>>(static_cast<const int16_t*>(in), static_cast<int16_t*>(out), outer, n, inner);
-      break;
-    case Dtype::kChar:
-      cumsum_lines<int8_t, unsigned><<<grid, kThreads, 0, s>>>(static_cast<const int8_t*>(in), static_cast<int8_t*>(out), outer, n, inner);
-      break;
-    case Dtype::kByte:
-      cumsum_lines<uint8_t, unsigned><<<grid, kThreads, 0, s>>>(static_cast<const uint8_t*>(in), static_cast<uint8_t*>(out), outer, n, inner);
-      break;
-    case Dtype::kHalf:
-      cumsum_lines<Half, float><<<grid, kThreads, 0, s>>>(static_cast<const Half*>(in), static_cast<Half*>(out), outer, n, inner);
-      break;
-    case Dtype::kBFloat16:
-      cumsum_lines<BFloat16, float><<<grid, kThreads, 0, s>>>(static_cast<const BFloat16*>(in), static_cast<BFloat16*>(out), outer, n, inner);
-      break;
-  }
-  return launch_status();
+  return dispatch_dtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    cumsum_lines<T, typename CumsumAcc<T>::type><<<grid, kThreads, 0, s>>>(
+        static_cast<const T*>(in), static_cast<T*>(out), outer, n, inner);
+    return launch_status();
+  });
 }
 
 std::string launch_reduce_rows(const RowReduce& r, ReduceOp op, void* stream) {

@@ -253,6 +253,34 @@ std::string launch_gather_check(const GatherScatter& a, void* stream);
 std::string launch_gather(const GatherScatter& a, void* stream);
 std::string launch_scatter(const GatherScatter& a, void* stream);
 
+// Note [CUDA sort]
+// ~~~~~~~~~~~~~~~~
+// sort and topk (sort_kernels.cu): each of `rows` contiguous rows of `n`
+// elements at `in` (any of the ten dtypes) is ordered stably, ascending or
+// descending, with the CPU plugin's order (NaN above every number, -0.0
+// equal to +0.0; Note [CUDA sort keys] in sort_keys.cuh); the first `k`
+// elements of each sorted row go to `values` (rows x k, the input's dtype)
+// and their positions in the row to `indices` (rows x k int64). One kernel
+// makes the keys (the elements as ordered unsigned integers) and positions,
+// CUB orders them (DeviceRadixSort row by row for long rows, one
+// DeviceSegmentedSort over all rows otherwise), one kernel gathers the
+// first k. Rows are shorter than 2^31 elements (positions are int32).
+// `workspace` is sort_workspace_bytes(...) bytes of device memory;
+// asking for that size needs a device (CUB reads its properties).
+struct SortArgs {
+  const void* in = nullptr;
+  void* values = nullptr;
+  int64_t* indices = nullptr;
+  int64_t rows = 0, n = 0, k = 0;
+  Dtype dtype = Dtype::kFloat;
+  bool descending = false;
+  void* workspace = nullptr;
+  size_t workspace_bytes = 0;
+};
+constexpr int64_t kMaxSortRow = 2147483647;
+std::string sort_workspace_bytes(const SortArgs& a, size_t* bytes);
+std::string launch_sort(const SortArgs& a, void* stream);
+
 // Softmax or log_softmax of each row of the contiguous rows×cols matrix at
 // `in` into `out` (one block per row; rows < 2^31), and the backward:
 // grad_in from grad and the forward's output.

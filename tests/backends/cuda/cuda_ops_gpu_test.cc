@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -661,6 +662,138 @@ TEST_F(Gpu, BmmCatIndexSelectAndEmbeddingMatchTheCpu) {
   EXPECT_EQ(ember_test::errorOf([&] { at::embedding(table.to(cuda), bad.to(cuda)); }),
             ember_test::errorOf([&] { at::embedding(table, bad); }));
   expect_equal(at::index_select(table.to(cuda), 0, idx.to(cuda)), at::index_select(table, 0, idx));
+}
+
+// Values a GPU op returned equal to the CPU's, element for element and NaN
+// for NaN (sort moves elements, so their bits are the input's).
+void expect_same_values(const at::Tensor& gpu, const at::Tensor& cpu) {
+  ASSERT_TRUE(gpu.is_cuda());
+  const at::Tensor back = gpu.cpu();
+  ASSERT_EQ(back.sizes(), cpu.sizes());
+  ASSERT_EQ(back.scalar_type(), cpu.scalar_type());
+  if (!c10::isFloatingType(cpu.scalar_type())) {
+    EXPECT_TRUE(back.equal(cpu)) << "gpu:\n" << back << "\ncpu:\n" << cpu;
+    return;
+  }
+  EXPECT_TRUE(back.isnan().equal(cpu.isnan()));
+  EXPECT_TRUE(at::where(back.isnan(), 0.0, back).equal(at::where(cpu.isnan(), 0.0, cpu)))
+      << "gpu:\n" << back << "\ncpu:\n" << cpu;
+}
+
+// sort and topk of x on the GPU against the CPU along every dim, both ways:
+// the same values and the same indices (stable: ties in position order).
+void expect_sorts_like_the_cpu(const at::Tensor& x, const c10::Device& cuda,
+                               const std::vector<int64_t>& ks) {
+  const at::Tensor gx = x.to(cuda);
+  for (int64_t d = -1; d < std::max<int64_t>(x.dim(), 1); ++d) {
+    for (bool descending : {false, true}) {
+      SCOPED_TRACE("dim " + std::to_string(d) + (descending ? " descending" : " ascending"));
+      const auto cpu = at::sort(x, /*stable=*/true, d, descending);
+      const auto gpu = at::sort(gx, /*stable=*/true, d, descending);
+      expect_same_values(std::get<0>(gpu), std::get<0>(cpu));
+      expect_equal(std::get<1>(gpu), std::get<1>(cpu));
+      const auto plain = at::sort(gx, d, descending);  // stable=false: stable too
+      expect_equal(std::get<1>(plain), std::get<1>(cpu));
+      if (x.scalar_type() == c10::kBool) continue;
+      const int64_t n = x.dim() == 0 ? 1 : x.size(d);
+      for (int64_t k : ks) {
+        if (k > n) continue;
+        SCOPED_TRACE("k " + std::to_string(k));
+        const auto ct = at::topk(x, k, d, /*largest=*/descending);
+        const auto gt = at::topk(gx, k, d, /*largest=*/descending);
+        expect_same_values(std::get<0>(gt), std::get<0>(ct));
+        expect_equal(std::get<1>(gt), std::get<1>(ct));
+      }
+    }
+  }
+}
+
+// sort and topk on every dtype, every dim, both directions, against the CPU:
+// many ties (small integers), NaN, infinities and -0.0 among floats; a
+// strided input; 0-dim and empty tensors.
+TEST_F(Gpu, SortAndTopkAreTheCpus) {
+  const std::vector<c10::ScalarType> types = {
+      c10::kFloat, c10::kDouble, c10::kHalf, c10::kBFloat16, c10::kLong,
+      c10::kInt,   c10::kShort,  c10::kChar, c10::kByte,     c10::kBool};
+  for (c10::ScalarType t : types) {
+    SCOPED_TRACE(c10::toString(t));
+    at::Tensor x = at::randint(0, 9, {6, 37, 5}).sub(t == c10::kByte || t == c10::kBool ? 0 : 4);
+    if (t == c10::kBool) x = x.gt(3);
+    x = x.to(t);
+    if (c10::isFloatingType(t)) {
+      x.select(1, 3).fill_(std::numeric_limits<double>::quiet_NaN());
+      x.select(1, 5).fill_(std::numeric_limits<double>::infinity());
+      x.select(1, 8).fill_(-std::numeric_limits<double>::infinity());
+      x.select(1, 11).fill_(-0.0);
+      x.select(1, 12).fill_(0.0);
+      x.select(1, 13).fill_(-0.0);
+      x.select(0, 2).mul_(0.37);
+    }
+    expect_sorts_like_the_cpu(x, cuda, {0, 1, 3, 5, 37});
+    expect_sorts_like_the_cpu(x.transpose(0, 2), cuda, {2});
+  }
+  expect_sorts_like_the_cpu(at::full({}, 3.5), cuda, {0, 1});
+  expect_sorts_like_the_cpu(at::empty({0, 4}), cuda, {0});
+  expect_sorts_like_the_cpu(at::empty({4, 0}), cuda, {0});
+}
+
+// Rows of 2^17 elements and more take one radix sort per row, shorter ones
+// one segmented sort: both against the CPU, with ties across the whole row.
+TEST_F(Gpu, LongRowsAndManyRowsSortLikeTheCpu) {
+  expect_sorts_like_the_cpu(at::randint(0, 1000, {300000}).to(c10::kFloat), cuda, {7});
+  expect_sorts_like_the_cpu(at::randint(-50, 50, {3, 131072}).to(c10::kHalf), cuda, {1});
+  expect_sorts_like_the_cpu(randn({20000, 3}, c10::kDouble), cuda, {2});
+  expect_sorts_like_the_cpu(at::randint(0, 3, {5000, 40}), cuda, {4});
+}
+
+// out= variants (resized, checked as on the CPU), the errors, and the
+// gradient of topk's and sort's values.
+TEST_F(Gpu, SortAndTopkOutErrorsAndGradients) {
+  const at::Tensor x = randn({4, 9});
+  const at::Tensor gx = x.to(cuda);
+  at::Tensor v = at::empty({0}, at::TensorOptions().device(cuda));
+  at::Tensor i = at::empty({0}, at::TensorOptions().dtype(c10::kLong).device(cuda));
+  at::sort_out(v, i, gx, /*stable=*/true, 1, true);
+  const auto cs = at::sort(x, true, 1, true);
+  expect_same_values(v, std::get<0>(cs));
+  expect_equal(i, std::get<1>(cs));
+  at::topk_out(v, i, gx, 3, 0, false);
+  const auto ct = at::topk(x, 3, 0, false);
+  expect_same_values(v, std::get<0>(ct));
+  expect_equal(i, std::get<1>(ct));
+
+  // Errors: the CPU's messages where the CPU has them.
+  auto both = [&](auto op) {
+    EXPECT_EQ(ember_test::errorOf([&] { op(gx, cuda); }),
+              ember_test::errorOf([&] { op(x, c10::Device(c10::kCPU)); }));
+  };
+  both([](const at::Tensor& t, c10::Device) { at::topk(t, 10, 1); });
+  both([](const at::Tensor& t, c10::Device) { at::topk(t, -1, 1); });
+  both([](const at::Tensor& t, c10::Device) { at::sort(t, 2); });
+  both([](const at::Tensor& t, c10::Device dev) {
+    at::Tensor wv = at::empty({0}, at::TensorOptions().dtype(c10::kDouble).device(dev));
+    at::Tensor wi = at::empty({0}, at::TensorOptions().dtype(c10::kLong).device(dev));
+    at::sort_out(wv, wi, t, true, 1, false);
+  });
+  both([](const at::Tensor& t, c10::Device dev) {
+    at::Tensor wv = at::empty({0}, at::TensorOptions().device(dev));
+    at::Tensor wi = at::empty({0}, at::TensorOptions().dtype(c10::kInt).device(dev));
+    at::topk_out(wv, wi, t, 2, 1, true);
+  });
+  EXPECT_THAT(ember_test::errorOf([&] { at::topk(gx.gt(0), 1); }),
+              HasSubstr("\"topk_cuda\" not implemented for 'Bool'"));
+  at::Tensor cv = at::empty({0}), ci = at::empty({0}, at::TensorOptions().dtype(c10::kLong));
+  EXPECT_THAT(ember_test::errorOf([&] { at::sort_out(cv, ci, gx, true, 1, false); }),
+              HasSubstr("sort_out: Expected all tensors to be on the same device"));
+
+  at::Tensor cx = x.clone().set_requires_grad(true), gg = gx.clone().set_requires_grad(true);
+  std::get<0>(at::topk(cx, 3, 1)).mul(at::arange(3)).sum().backward();
+  std::get<0>(at::topk(gg, 3, 1)).mul(at::arange(3).to(cuda)).sum().backward();
+  expect_close(gg.grad(), cx.grad(), 0, 0);
+  at::Tensor sx = x.clone().set_requires_grad(true), sg = gx.clone().set_requires_grad(true);
+  std::get<0>(at::sort(sx, 0)).mul(at::arange(4).unsqueeze(1)).sum().backward();
+  std::get<0>(at::sort(sg, 0)).mul(at::arange(4).unsqueeze(1).to(cuda)).sum().backward();
+  expect_close(sg.grad(), sx.grad(), 0, 0);
 }
 
 }  // namespace

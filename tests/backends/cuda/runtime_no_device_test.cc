@@ -203,6 +203,8 @@ TEST_F(NoDevice, EveryKernelIsRegisteredAndStopsAtTheDeviceCheck) {
               HasSubstr("mean(): could not infer output dtype"));
   EXPECT_THAT(ember_test::errorOf([&] { at::_softmax(x, 0, true); }),
               HasSubstr("half_to_float is not supported on CUDA"));
+  EXPECT_THAT(ember_test::errorOf([&] { at::topk(handMadeCudaTensor({2, 2}, c10::kBool), 1); }),
+              HasSubstr("topk: \"topk_cuda\" not implemented for 'Bool'"));
   // Argument checks come before the device: the user learns what is wrong.
   EXPECT_THAT(ember_test::errorOf([&] { at::mm(x, handMadeCudaTensor({3, 2})); }),
               HasSubstr("mm: mat1 and mat2 shapes cannot be multiplied (2x2 and 3x2)"));
@@ -325,6 +327,17 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
       {"cumsum", [&] { at::cumsum(x, 1); }},
       {"cumsum_", [&] { at::Tensor t = x; t.cumsum_(0); }},
       {"cumsum.out", [&] { at::Tensor t = handMadeCudaTensor({2, 2}); at::cumsum_out(t, x, 1); }},
+      {"sort.stable", [&] { at::sort(x, /*stable=*/true, 1, true); }},
+      {"sort (composite)", [&] { at::sort(l, 0); }},
+      {"sort.values_stable", [&] {
+         at::Tensor v = handMadeCudaTensor({2, 2}), i = handMadeCudaTensor({2, 2}, c10::kLong);
+         at::sort_out(v, i, x, /*stable=*/true, 1, false);
+       }},
+      {"topk", [&] { at::topk(x, 1, 1); }},
+      {"topk.values", [&] {
+         at::Tensor v = handMadeCudaTensor({2, 1}), i = handMadeCudaTensor({2, 1}, c10::kLong);
+         at::topk_out(v, i, x, 1, 1);
+       }},
       {"masked_fill_ (composite)", [&] { at::Tensor t = x; t.masked_fill_(b, 1.0); }},
       {"nonzero (composite)", [&] { at::nonzero(x); }},
       {"isclose (composite)", [&] { at::isclose(x, x); }},
@@ -417,6 +430,26 @@ TEST_F(NoDevice, ArgumentErrorsAreTheCpusAndComeFirst) {
       {"avg_pool2d dims", [](auto& x, auto&, auto&) { at::avg_pool2d(x, {2}); }},
       {"cumsum dim", [](auto& x, auto&, auto&) { at::cumsum(x, 3); }},
       {"cumsum_ dtype", [](auto& x, auto&, auto&) { at::Tensor t = x; t.cumsum_(0, at::kDouble); }},
+      {"sort dim", [](auto& x, auto&, auto&) { at::sort(x, 2); }},
+      {"topk k", [](auto& x, auto&, auto&) { at::topk(x, 3, 1); }},
+      {"topk negative k", [](auto& x, auto&, auto&) { at::topk(x, -1); }},
+      {"topk dim", [](auto& x, auto&, auto&) { at::topk(x, 1, -3); }},
+      {"sort_out values dtype", [](auto& x, auto&, auto& l) {
+         at::Tensor v = l, i = l;
+         at::sort_out(v, i, x, true, 1, false);
+       }},
+      {"sort_out indices dtype", [](auto& x, auto& b, auto&) {
+         at::Tensor v = x, i = b;
+         at::sort_out(v, i, x, true, 1, false);
+       }},
+      {"sort_out overlap", [](auto& x, auto&, auto& l) {
+         at::Tensor v = x, i = l;
+         at::sort_out(v, i, x, true, 1, false);
+       }},
+      {"topk_out values dtype", [](auto& x, auto&, auto& l) {
+         at::Tensor v = l, i = l;
+         at::topk_out(v, i, x, 1);
+       }},
       {"masked_select mask dtype", [](auto& x, auto&, auto& l) { at::masked_select(x, l); }},
       {"index dtype", [](auto& x, auto&, auto&) { at::index(x, {x.select(1, 0)}); }},
       {"isclose dtypes", [](auto& x, auto&, auto& l) { at::isclose(x, l); }},

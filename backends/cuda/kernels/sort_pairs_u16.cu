@@ -1,0 +1,13 @@
+// backends/cuda/kernels/sort_pairs_u16.cu — sort_pairs for 16-bit keys
+// (sort.cuh: one file per width, so that they compile in parallel).
+#include "backends/cuda/kernels/sort_pairs.cuh"
+
+namespace ember {
+namespace cuda {
+namespace kernels {
+
+template cudaError_t sort_pairs<uint16_t>(const SortPass<uint16_t>&, cudaStream_t);
+
+}  // namespace kernels
+}  // namespace cuda
+}  // namespace ember

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "aten/SoftmaxChecks.h"
 #include "aten/WrapDimUtils.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/nn.h"
@@ -250,12 +251,9 @@ std::pair<int64_t, c10::ScalarType> check_forward(const at::Tensor& self, int64_
                                                   bool half_to_float, const char* op) {
   nn::check_defined(self, op, "input");
   nn::check_floating(self, op, "input");
-  TORCH_CHECK(!half_to_float || self.scalar_type() == c10::kHalf, op,
-              ": conversion is supported for Half type only; half_to_float=true "
-              "needs a Half input, but got ", self.scalar_type(),
-              ". Pass half_to_float=false.");
+  const c10::ScalarType dtype = at::native::softmax_result_dtype(self, half_to_float, op);
   const int64_t wrapped = at::maybe_wrap_dim(dim, self.dim(), op);
-  return {wrapped, half_to_float ? c10::kFloat : self.scalar_type()};
+  return {wrapped, dtype};
 }
 
 template <bool kLog>
@@ -318,12 +316,8 @@ at::Tensor backward(const at::Tensor& grad_output, const at::Tensor& output, int
   TORCH_CHECK(grad_output.scalar_type() == output.scalar_type(), op, ": grad_output "
               "and output must have the same dtype, but got ", grad_output.scalar_type(),
               " and ", output.scalar_type(), ".");
-  const bool half_to_float = grad_output.scalar_type() != input_dtype;
-  TORCH_CHECK(!half_to_float || (grad_output.scalar_type() == c10::kFloat &&
-                                 input_dtype == c10::kHalf),
-              op, ": expected input_dtype to be grad_output's dtype (",
-              grad_output.scalar_type(), "), or Half with a Float grad_output (the "
-              "half_to_float case), but got ", input_dtype, ".");
+  const bool half_to_float =
+      at::native::softmax_backward_half_to_float(grad_output, input_dtype, op);
   const int64_t wrapped = at::maybe_wrap_dim(dim, grad_output.dim(), op);
   const at::Tensor g = nn::contiguous(grad_output);
   const at::Tensor y = nn::contiguous(output);

@@ -117,10 +117,6 @@ void scatter_impl(const at::Tensor& self, int64_t dim, const at::Tensor& index,
   at::native::check_no_overlap(self, index, op);
   if (src != nullptr) at::native::check_no_overlap(self, *src, op);
   const c10::ScalarType t = self.scalar_type();
-  TORCH_CHECK_NOT_IMPLEMENTED(
-      r == kAssign || t == c10::kFloat || t == c10::kDouble || t == c10::kInt || t == c10::kLong,
-      op, ": reduce='add'/'multiply' is implemented on CUDA for Float, Double, Int and Long, "
-      "not ", t, ". Convert to one of those, or scatter on the CPU.");
   if (index.numel() == 0) return;
   kernels::GatherScatter a = geometry(self, wrapped, index, src, op);
   a.reduce = r;

@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "aten/Functions.h"
+#include "aten/SoftmaxChecks.h"
 #include "aten/Tensor.h"
 #include "aten/WrapDimUtils.h"
 #include "backends/cuda/CUDAIterator.h"
@@ -58,10 +59,14 @@ std::pair<int64_t, int64_t> rows_and_cols(const at::Tensor& t, const char* op) {
 
 at::Tensor softmax_forward(const at::Tensor& self, int64_t dim, bool half_to_float, bool log,
                            const char* op) {
-  TORCH_CHECK_NOT_IMPLEMENTED(!half_to_float, op, ": half_to_float is not supported on "
-                              "CUDA yet; convert the input with .to(torch::kFloat) first.");
-  const kernels::Dtype kd = floating_dtype(self, op, "an input");
-  const at::Tensor x = self.dim() == 0 ? self.reshape({1}) : self;
+  floating_dtype(self, op, "an input");
+  // half_to_float: the Half rows converted to Float (exactly) and computed
+  // as Float rows, which is the CPU's float arithmetic, unrounded. One extra
+  // pass over the input; a kernel reading Half and writing Float would save it.
+  at::native::softmax_result_dtype(self, half_to_float, op);
+  const at::Tensor src = half_to_float ? self.to(c10::kFloat) : self;
+  const kernels::Dtype kd = floating_dtype(src, op, "an input");
+  const at::Tensor x = src.dim() == 0 ? src.reshape({1}) : src;
   const int64_t d = at::maybe_wrap_dim(dim, x.dim(), op);
   const at::Tensor moved = dim_last(x, d);
   at::Tensor out = empty_cuda(moved.sizes(), moved.scalar_type(), moved.device(), op);
@@ -83,10 +88,9 @@ at::Tensor softmax_backward(const at::Tensor& grad_output, const at::Tensor& out
   TORCH_CHECK(grad_output.scalar_type() == output.scalar_type(), op, ": grad_output and "
               "output must have the same dtype, but got ", grad_output.scalar_type(), " and ",
               output.scalar_type(), ".");
-  TORCH_CHECK_NOT_IMPLEMENTED(input_dtype == grad_output.scalar_type(), op,
-                              ": input_dtype ", input_dtype, " differs from grad_output's ",
-                              grad_output.scalar_type(), " (half_to_float), which CUDA "
-                              "does not support yet.");
+  // half_to_float: computed in float and rounded to Half once.
+  const bool half_to_float =
+      at::native::softmax_backward_half_to_float(grad_output, input_dtype, op);
   check_on_device(output, grad_output, op, "output");
   const kernels::Dtype kd = floating_dtype(grad_output, op, "grad_output");
   const at::Tensor g0 = grad_output.dim() == 0 ? grad_output.reshape({1}) : grad_output;
@@ -100,7 +104,8 @@ at::Tensor softmax_backward(const at::Tensor& grad_output, const at::Tensor& out
       op, kernels::launch_softmax_backward(g.data_ptr(), y.data_ptr(), gi.data_ptr(), rows,
                                            cols, log, kd, current_stream(g.device())));
   at::Tensor result = dim_back(gi, d);
-  return grad_output.dim() == 0 ? result.reshape({}) : result;
+  if (grad_output.dim() == 0) result = result.reshape({});
+  return half_to_float ? result.to(c10::kHalf) : result;
 }
 
 at::Tensor softmax(const at::Tensor& self, int64_t dim, bool half_to_float) {

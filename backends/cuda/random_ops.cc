@@ -183,7 +183,8 @@ at::Tensor& randint_out(int64_t high, c10::IntArrayRef size, at::Tensor& out) {
 at::Tensor& randperm_out(int64_t n, OptGen generator, at::Tensor& out) {
   const char* op = "randperm";
   at::native::check_randperm(n, out.scalar_type());
-  kernel_dtype(out.scalar_type(), op);
+  // Made on the host as Long; copy_ converts to any dtype as the CPU does.
+  kernel_dtype(out.scalar_type(), op, KernelDtypes::kAll);
   at::native::resize_output(out, {n}, op);
   if (n == 0) return out;
   const at::PhiloxCpuState s =

@@ -4,8 +4,10 @@
 // and accumulator (double for Float and Double, float for Half and
 // BFloat16, wrapping unsigned for integers), so the values are the CPU's
 // (kernels/reduce_kernels.cu). Every dtype.
-// Simple, not tuned: a single long line is one thread's work (PyTorch runs
-// a parallel scan there).
+// Lines of 1024 elements or more that are contiguous, or fewer than 2^16,
+// take a chunked parallel scan instead (Note [CUDA long cumsum] in
+// kernels/launch.h): integers and Bool still the CPU's exactly, floating
+// types summed in another order, so within the accumulator's roundings.
 #include <optional>
 
 #include "aten/Functions.h"
@@ -19,6 +21,11 @@
 namespace ember {
 namespace cuda {
 namespace {
+
+// Lines at least this long take the chunked scan when they are contiguous
+// rows or fewer than kFewLines (a thread each would leave the GPU idle).
+constexpr int64_t kLongLine = 1024;
+constexpr int64_t kFewLines = int64_t{1} << 16;
 
 at::Tensor cumsum_as(const at::Tensor& self, int64_t dim, c10::ScalarType out_type,
                      const char* op) {
@@ -34,7 +41,28 @@ at::Tensor cumsum_as(const at::Tensor& self, int64_t dim, c10::ScalarType out_ty
   int64_t outer = 1, inner = 1;
   for (int64_t k = 0; k < d; ++k) outer *= self.size(k);
   for (int64_t k = d + 1; k < self.dim(); ++k) inner *= self.size(k);
+  const int64_t n = self.size(d);
   c10::DeviceGuard guard(self.device());
+  // Long lines: the chunked scan (Note [CUDA long cumsum]) over contiguous
+  // rows, when they are rows already or too few for a thread each.
+  if (n >= kLongLine && (inner == 1 || outer * inner < kFewLines)) {
+    const bool rows_already = inner == 1;
+    const at::Tensor rows =
+        rows_already ? src : src.reshape({outer, n, inner}).transpose(1, 2).contiguous();
+    at::Tensor scanned =
+        rows_already ? out : empty_cuda(rows.sizes(), out_type, self.device(), op);
+    size_t bytes = 0;
+    CUDAIterator::check_launch(
+        op, kernels::cumsum_rows_workspace_bytes(outer * inner, n, kd, &bytes));
+    const at::Tensor workspace =
+        empty_cuda({static_cast<int64_t>(bytes)}, c10::kByte, self.device(), op);
+    CUDAIterator::check_launch(
+        op, kernels::launch_cumsum_rows(rows.data_ptr(), scanned.data_ptr(), outer * inner, n,
+                                        kd, workspace.data_ptr(),
+                                        current_stream(self.device())));
+    if (!rows_already) out.reshape({outer, n, inner}).copy_(scanned.transpose(1, 2));
+    return out;
+  }
   CUDAIterator::check_launch(op, kernels::launch_cumsum(src.data_ptr(), out.data_ptr(), outer,
                                                         self.size(d), inner, kd,
                                                         current_stream(self.device())));

@@ -445,6 +445,26 @@ EMBER_HD T ternary_element(TernaryOp op, T x, T y, T z, const OpParams& p) {
   return T(ternary_value<C>(op, static_cast<C>(x), static_cast<C>(y), static_cast<C>(z), p));
 }
 
+// ---- scatter's reductions -------------------------------------------------------------
+
+// One step of scatter's reduce='add' / 'multiply' (and scatter_add), as the
+// CPU plugin's combine: Bool or / and; integers wrapping (two's
+// complement); floating types in opmath_t<T>, rounded once to T. The
+// kernels apply it atomically, in any order of the contributions.
+template <typename T>
+EMBER_HD T scatter_combine(T a, T b, bool add) {
+  if constexpr (std::is_same<T, bool>::value) {
+    return add ? (a || b) : (a && b);
+  } else if constexpr (std::is_integral<T>::value) {
+    using W = wrap_t<T>;
+    return static_cast<T>(add ? static_cast<W>(static_cast<W>(a) + static_cast<W>(b))
+                              : static_cast<W>(static_cast<W>(a) * static_cast<W>(b)));
+  } else {
+    using C = opmath_t<T>;
+    return T(add ? static_cast<C>(a) + static_cast<C>(b) : static_cast<C>(a) * static_cast<C>(b));
+  }
+}
+
 // ---- reductions ---------------------------------------------------------------------
 
 template <typename T>

@@ -3,7 +3,9 @@
 // the device (Note [CUDA index checks] in launch.h).
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
+#include "backends/cuda/kernels/element_ops.cuh"
 #include "backends/cuda/kernels/loops.cuh"
 
 namespace ember {
@@ -129,56 +131,59 @@ __global__ void scatter_assign_kernel(GatherScatter a) {
   }
 }
 
-// *address (op)= x atomically: add, or multiply by a compare-and-swap loop
-// on the element's bits. Integers wrap as the CPU's (two's complement).
-__device__ __forceinline__ void atomic_combine(float* address, float x, bool add) {
-  if (add) {
-    atomicAdd(address, x);
-    return;
+// *address = scatter_combine(*address, x, add) atomically (element_ops.cuh:
+// the CPU's combine). The hardware's atomicAdd where it is that operation
+// (Float, Double, Int and Long add), else a compare-and-swap loop on the
+// element's bits; an element narrower than 4 bytes is swapped within its
+// aligned 32-bit word (which lies in the tensor's allocation: the caching
+// allocator hands out 512-byte multiples, as cudaMalloc does).
+template <typename T>
+__device__ __forceinline__ void atomic_combine(T* address, T x, bool add) {
+  if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value ||
+                std::is_same<T, int32_t>::value) {
+    if (add) {
+      atomicAdd(address, x);
+      return;
+    }
   }
-  unsigned* bits = reinterpret_cast<unsigned*>(address);
-  unsigned old = *bits, assumed;
-  do {
-    assumed = old;
-    old = atomicCAS(bits, assumed, __float_as_uint(__uint_as_float(assumed) * x));
-  } while (old != assumed);
-}
-__device__ __forceinline__ void atomic_combine(double* address, double x, bool add) {
-  if (add) {
-    atomicAdd(address, x);
-    return;
+  if constexpr (std::is_same<T, int64_t>::value) {
+    if (add) {
+      atomicAdd(reinterpret_cast<unsigned long long*>(address),
+                static_cast<unsigned long long>(x));
+      return;
+    }
   }
-  unsigned long long* bits = reinterpret_cast<unsigned long long*>(address);
-  unsigned long long old = *bits, assumed;
-  do {
-    assumed = old;
-    old = atomicCAS(bits, assumed,
-                    __double_as_longlong(__longlong_as_double(assumed) * x));
-  } while (old != assumed);
-}
-__device__ __forceinline__ void atomic_combine(int32_t* address, int32_t x, bool add) {
-  if (add) {
-    atomicAdd(address, x);
-    return;
+  if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+    using Word = std::conditional_t<sizeof(T) == 4, unsigned, unsigned long long>;
+    Word* word = reinterpret_cast<Word*>(address);
+    Word old = *word, assumed;
+    do {
+      assumed = old;
+      T current;
+      memcpy(&current, &assumed, sizeof(T));
+      const T next = scatter_combine(current, x, add);
+      Word bits;
+      memcpy(&bits, &next, sizeof(T));
+      old = atomicCAS(word, assumed, bits);
+    } while (old != assumed);
+  } else {
+    static_assert(sizeof(T) == 1 || sizeof(T) == 2, "1 or 2 bytes: within a 32-bit word");
+    constexpr unsigned kBits = sizeof(T) == 1 ? 0xffu : 0xffffu;
+    const uintptr_t at = reinterpret_cast<uintptr_t>(address);
+    unsigned* word = reinterpret_cast<unsigned*>(at & ~uintptr_t{3});
+    const unsigned shift = static_cast<unsigned>(at & 3) * 8;  // little-endian
+    unsigned old = *word, assumed;
+    do {
+      assumed = old;
+      const unsigned current_bits = (assumed >> shift) & kBits;
+      T current;
+      memcpy(&current, &current_bits, sizeof(T));
+      const T next = scatter_combine(current, x, add);
+      unsigned next_bits = 0;
+      memcpy(&next_bits, &next, sizeof(T));
+      old = atomicCAS(word, assumed, (assumed & ~(kBits << shift)) | (next_bits << shift));
+    } while (old != assumed);
   }
-  int old = *address, assumed;
-  do {
-    assumed = old;
-    old = atomicCAS(address, assumed,
-                    static_cast<int>(static_cast<unsigned>(assumed) * static_cast<unsigned>(x)));
-  } while (old != assumed);
-}
-__device__ __forceinline__ void atomic_combine(int64_t* address, int64_t x, bool add) {
-  unsigned long long* bits = reinterpret_cast<unsigned long long*>(address);
-  if (add) {
-    atomicAdd(bits, static_cast<unsigned long long>(x));
-    return;
-  }
-  unsigned long long old = *bits, assumed;
-  do {
-    assumed = old;
-    old = atomicCAS(bits, assumed, assumed * static_cast<unsigned long long>(x));
-  } while (old != assumed);
 }
 
 template <typename T>
@@ -251,14 +256,10 @@ std::string launch_scatter(const GatherScatter& a, void* stream) {
     }
     return launch_status();
   }
-  switch (a.dtype) {
-    case Dtype::kFloat: scatter_reduce_kernel<float><<<grid, kThreads, 0, s>>>(a); break;
-    case Dtype::kDouble: scatter_reduce_kernel<double><<<grid, kThreads, 0, s>>>(a); break;
-    case Dtype::kInt: scatter_reduce_kernel<int32_t><<<grid, kThreads, 0, s>>>(a); break;
-    case Dtype::kLong: scatter_reduce_kernel<int64_t><<<grid, kThreads, 0, s>>>(a); break;
-    default: return "scatter: reducing kernels for Float, Double, Int and Long only";
-  }
-  return launch_status();
+  return dispatch_dtype(a.dtype, [&](auto t) {
+    scatter_reduce_kernel<decltype(t)><<<grid, kThreads, 0, s>>>(a);
+    return launch_status();
+  });
 }
 
 std::string launch_embedding_backward(const EmbeddingBackward& a, void* stream) {

@@ -186,6 +186,24 @@ std::string launch_reduce_rows(const RowReduce& r, ReduceOp op, void* stream);
 std::string launch_cumsum(const void* in, void* out, int64_t outer, int64_t n, int64_t inner,
                           Dtype dtype, void* stream);
 
+// Note [CUDA long cumsum]
+// ~~~~~~~~~~~~~~~~~~~~~~~
+// One thread per line leaves the GPU idle when there are few lines (a 1-d
+// cumsum is one thread's work). Few long lines go instead, made contiguous
+// rows of n, through a chunked scan: chunks of kCumsumChunk elements, each
+// a block's; pass 1 sums every chunk, pass 2 turns each row's chunk sums
+// into offsets (a thread per row), pass 3 scans every chunk again from its
+// offset (a block-wide scan of 256 runs of 8) and writes it. Same
+// accumulator as the per-line kernel (CumsumAcc); integers and Bool are
+// exactly the CPU's (wrapping addition and `or` do not depend on the
+// order), floating types are summed in another order than the CPU's, so
+// within the accumulator's roundings (double for Float: nearly always the
+// same floats). `workspace`: cumsum_rows_workspace_bytes of device memory.
+constexpr int64_t kCumsumChunk = 2048;
+std::string cumsum_rows_workspace_bytes(int64_t rows, int64_t n, Dtype dtype, size_t* bytes);
+std::string launch_cumsum_rows(const void* in, void* out, int64_t rows, int64_t n, Dtype dtype,
+                               void* workspace, void* stream);
+
 // Note [CUDA index checks]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~
 // A kernel that reads indices checks each against [0, size) and, for one

@@ -333,6 +333,144 @@ std::string launch_cumsum(const void* in, void* out, int64_t outer, int64_t n, i
   });
 }
 
+// ---- cumsum of few long rows (Note [CUDA long cumsum] in launch.h) ------------------
+
+namespace {
+
+constexpr int kScanPerThread = kCumsumChunk / kThreads;
+static_assert(kScanPerThread * kThreads == kCumsumChunk, "a chunk is 256 runs");
+
+template <typename Acc>
+__device__ __forceinline__ Acc scan_add(Acc a, Acc b) {
+  if constexpr (std::is_same<Acc, bool>::value) {
+    return a || b;
+  } else {
+    return static_cast<Acc>(a + b);
+  }
+}
+
+// Chunk `c` of `row` (n elements) into buf as Acc, coalesced; zeros (the
+// sum's identity) past the row's end.
+template <typename T, typename Acc>
+__device__ void load_chunk(const T* row, int64_t c, int64_t n, Acc* buf) {
+  for (int i = threadIdx.x; i < kCumsumChunk; i += kThreads) {
+    const int64_t at = c * kCumsumChunk + i;
+    buf[i] = at < n ? convert<Acc>(row[at]) : Acc(0);
+  }
+  __syncthreads();
+}
+
+// Each thread's sum of its run of kScanPerThread elements of buf; the
+// block's inclusive scan of those sums lands in scratch (kThreads of them:
+// Hillis-Steele). Returns the thread's exclusive prefix.
+template <typename Acc>
+__device__ Acc scan_runs(const Acc* buf, Acc* scratch, Acc* run_sum) {
+  Acc v = Acc(0);
+  for (int j = 0; j < kScanPerThread; ++j) v = scan_add(v, buf[threadIdx.x * kScanPerThread + j]);
+  *run_sum = v;
+  scratch[threadIdx.x] = v;
+  __syncthreads();
+  for (int offset = 1; offset < kThreads; offset *= 2) {
+    const Acc before = threadIdx.x >= offset ? scratch[threadIdx.x - offset] : Acc(0);
+    __syncthreads();
+    scratch[threadIdx.x] = scan_add(scratch[threadIdx.x], before);
+    __syncthreads();
+  }
+  return threadIdx.x == 0 ? Acc(0) : scratch[threadIdx.x - 1];
+}
+
+// Pass 1: the sum of every chunk of every row, totals[row * chunks + c].
+template <typename T, typename Acc>
+__global__ void cumsum_chunk_totals(const T* in, Acc* totals, int64_t rows, int64_t n,
+                                    int64_t chunks) {
+  __shared__ Acc buf[kCumsumChunk];
+  __shared__ Acc scratch[kThreads];
+  for (int64_t b = blockIdx.x; b < rows * chunks; b += gridDim.x) {
+    load_chunk(in + b / chunks * n, b % chunks, n, buf);
+    Acc run_sum;
+    scan_runs(buf, scratch, &run_sum);
+    if (threadIdx.x == 0) totals[b] = scratch[kThreads - 1];
+    __syncthreads();
+  }
+}
+
+// Pass 2: each row's chunk totals become exclusive prefixes (one thread a
+// row; a row has n / 2048 chunks).
+template <typename Acc>
+__global__ void cumsum_chunk_offsets(Acc* totals, int64_t rows, int64_t chunks) {
+  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
+  for (int64_t r = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; r < rows;
+       r += stride) {
+    Acc running = Acc(0);
+    for (int64_t c = 0; c < chunks; ++c) {
+      const Acc t = totals[r * chunks + c];
+      totals[r * chunks + c] = running;
+      running = scan_add(running, t);
+    }
+  }
+}
+
+// Pass 3: every chunk scanned again from its offset and written, coalesced.
+template <typename T, typename Acc>
+__global__ void cumsum_chunk_scan(const T* in, const Acc* offsets, T* out, int64_t rows,
+                                  int64_t n, int64_t chunks) {
+  __shared__ Acc buf[kCumsumChunk];
+  __shared__ Acc scratch[kThreads];
+  for (int64_t b = blockIdx.x; b < rows * chunks; b += gridDim.x) {
+    const int64_t r = b / chunks, c = b % chunks;
+    load_chunk(in + r * n, c, n, buf);
+    Acc run_sum;
+    Acc acc = scan_add(offsets[b], scan_runs(buf, scratch, &run_sum));
+    for (int j = 0; j < kScanPerThread; ++j) {
+      Acc& e = buf[threadIdx.x * kScanPerThread + j];
+      acc = scan_add(acc, e);
+      e = acc;
+    }
+    __syncthreads();
+    for (int i = threadIdx.x; i < kCumsumChunk; i += kThreads) {
+      const int64_t at = c * kCumsumChunk + i;
+      if (at < n) out[r * n + at] = convert<T>(buf[i]);
+    }
+    __syncthreads();
+  }
+}
+
+}  // namespace
+
+std::string cumsum_rows_workspace_bytes(int64_t rows, int64_t n, Dtype dtype, size_t* bytes) {
+  const int64_t chunks = (n + kCumsumChunk - 1) / kCumsumChunk;
+  return dispatch_dtype(dtype, [&](auto tag) {
+    using Acc = typename CumsumAcc<decltype(tag)>::type;
+    *bytes = static_cast<size_t>(rows * chunks) * sizeof(Acc);
+    return std::string();
+  });
+}
+
+std::string launch_cumsum_rows(const void* in, void* out, int64_t rows, int64_t n, Dtype dtype,
+                               void* workspace, void* stream) {
+  if (rows == 0 || n == 0) return "";
+  const auto s = static_cast<cudaStream_t>(stream);
+  const int64_t chunks = (n + kCumsumChunk - 1) / kCumsumChunk;
+  const int64_t blocks = rows * chunks;
+  const unsigned grid = static_cast<unsigned>(blocks < 65535 * 8 ? blocks : 65535 * 8);
+  return dispatch_dtype(dtype, [&](auto tag) {
+    using T = decltype(tag);
+    using Acc = typename CumsumAcc<T>::type;
+    Acc* totals = static_cast<Acc*>(workspace);
+    cumsum_chunk_totals<T, Acc><<<grid, kThreads, 0, s>>>(static_cast<const T*>(in), totals,
+                                                          rows, n, chunks);
+    std::string status = launch_status();
+    if (!status.empty()) return status;
+    cumsum_chunk_offsets<Acc><<<grid_stride_blocks(rows, kThreads), kThreads, 0, s>>>(
+        totals, rows, chunks);
+    status = launch_status();
+    if (!status.empty()) return status;
+    cumsum_chunk_scan<T, Acc><<<grid, kThreads, 0, s>>>(static_cast<const T*>(in), totals,
+                                                        static_cast<T*>(out), rows, n, chunks);
+    return launch_status();
+  });
+}
+
 std::string launch_reduce_rows(const RowReduce& r, ReduceOp op, void* stream) {
   if (r.rows == 0) return "";
   if (r.rows > 0x7fffffff) return "more than 2^31 - 1 output elements";

@@ -69,11 +69,23 @@ TEST_F(Gpu, IntegralDtypesComputeAsTheCpu) {
     const at::Tensor idx = at::arange(9).remainder(4).reshape({1, 9}).expand({7, 9}).contiguous();
     expect_equal(ga.gather(1, idx.to(cuda)), a.gather(1, idx));
     expect_equal(ga.scatter(1, idx.to(cuda), 3), a.scatter(1, idx, 3));
+    // Reductions at repeated indices wrap as the CPU's, in any order.
+    expect_equal(ga.scatter(1, idx.to(cuda), gb, "add"), a.scatter(1, idx, b, "add"));
+    expect_equal(ga.scatter(1, idx.to(cuda), gb, "multiply"), a.scatter(1, idx, b, "multiply"));
+    expect_equal(ga.scatter_add(0, idx.to(cuda).narrow(0, 0, 3), gb),
+                 a.scatter_add(0, idx.narrow(0, 0, 3), b));
+    expect_equal(ga.scatter(1, idx.to(cuda), 7, "multiply"), a.scatter(1, idx, 7, "multiply"));
     expect_equal(ga.index_select(0, idx[0].to(cuda)), a.index_select(0, idx[0]));
     for (c10::ScalarType to : {c10::kFloat, c10::kHalf, c10::kBool, c10::kLong, c10::kByte}) {
       expect_equal(ga.t().to(to), a.t().to(to));
     }
   }
+  // Bool reductions: or (add) and and (multiply), as the CPU's.
+  const at::Tensor p = at::rand({7, 9}).lt(0.5), q = at::rand({7, 9}).lt(0.5);
+  const at::Tensor bi = at::arange(9).remainder(4).reshape({1, 9}).expand({7, 9}).contiguous();
+  expect_equal(p.to(cuda).scatter(1, bi.to(cuda), q.to(cuda), "add"), p.scatter(1, bi, q, "add"));
+  expect_equal(p.to(cuda).scatter(1, bi.to(cuda), q.to(cuda), "multiply"),
+               p.scatter(1, bi, q, "multiply"));
   // The CPU's conversion of out-of-range floats: through int64, wrapped.
   const at::Tensor f = at::tensor(std::vector<double>{-2.5, 254.9, 300.7, -129.5});
   expect_equal(f.to(cuda).to(c10::kByte), f.to(c10::kByte));
@@ -106,9 +118,17 @@ TEST_F(Gpu, HalfAndBFloat16ComputeInFloatAsTheCpu) {
     const at::Tensor idx = at::arange(65).remainder(5).reshape({1, 65}).expand({33, 65}).contiguous();
     expect_equal(ga.gather(1, idx.to(cuda)), a.gather(1, idx));
     expect_equal(ga.scatter(1, idx.to(cuda), 0.25), a.scatter(1, idx, 0.25));
-    EXPECT_THAT(ember_test::errorOf([&] { (void)ga.scatter(1, idx.to(cuda), gb, "add"); }),
-                HasSubstr("reduce='add'/'multiply' is implemented on CUDA for Float, Double, "
-                          "Int and Long"));
+    // Reductions at repeated indices (13 per slot), each step in float and
+    // rounded, as the CPU's, in the atomics' order: within the roundings.
+    expect_close(ga.scatter(1, idx.to(cuda), gb, "add"), a.scatter(1, idx, b, "add"),
+                 16 * rtol, 16 * atol);
+    expect_close(ga.scatter_add(1, idx.to(cuda), gb), a.scatter_add(1, idx, b), 16 * rtol,
+                 16 * atol);
+    const at::Tensor near_one = b.mul(0.1).add(1);
+    expect_close(ga.scatter(1, idx.to(cuda), near_one.to(cuda), "multiply"),
+                 a.scatter(1, idx, near_one, "multiply"), 16 * rtol, 16 * atol);
+    expect_close(ga.scatter(1, idx.to(cuda), 0.5, "add"), a.scatter(1, idx, 0.5, "add"),
+                 16 * rtol, 16 * atol);
     for (c10::ScalarType to : {c10::kFloat, c10::kDouble, c10::kHalf, c10::kBFloat16,
                                c10::kInt, c10::kBool}) {
       expect_equal(ga.t().mul(8).to(to), a.t().mul(8).to(to));
@@ -273,14 +293,51 @@ TEST_F(Gpu, EmptyTakesChannelsLast) {
       HasSubstr("memory format Preserve"));
 }
 
-// An op whose kernels are built for the core five refuses the others with
-// what it has and how to go on.
-TEST_F(Gpu, CoreDtypeOpsRefuseTheOthersSayingWhatTheyHave) {
-  const std::string e = ember_test::errorOf([&] {
-    (void)at::randperm(5, at::TensorOptions().dtype(c10::kHalf).device(cuda));
-  });
-  EXPECT_THAT(e, HasSubstr("dtype Half is not supported by this op on CUDA yet (it has "
-                           "Float, Double, Long, Int and Bool). Convert with .to() first"));
+// randperm of every dtype but Bool: the CPU's permutation for one seed,
+// converted as the CPU converts (exact: check_randperm keeps n - 1 within
+// the dtype's integers); a too-large n is the CPU's error.
+TEST_F(Gpu, RandpermOfEveryDtypeIsTheCpus) {
+  for (c10::ScalarType t : {c10::kHalf, c10::kBFloat16, c10::kShort, c10::kChar, c10::kByte,
+                            c10::kFloat, c10::kDouble, c10::kInt, c10::kLong}) {
+    SCOPED_TRACE(c10::toString(t));
+    at::manual_seed(7);
+    const at::Tensor cpu = at::randperm(100, at::TensorOptions().dtype(t));
+    at::manual_seed(7);
+    const at::Tensor gpu = at::randperm(100, at::TensorOptions().dtype(t).device(cuda));
+    expect_equal(gpu, cpu);
+  }
+  EXPECT_EQ(ember_test::errorOf([&] {
+              (void)at::randperm(300, at::TensorOptions().dtype(c10::kByte).device(cuda));
+            }),
+            ember_test::errorOf(
+                [&] { (void)at::randperm(300, at::TensorOptions().dtype(c10::kByte)); }));
+}
+
+// _softmax/_log_softmax with half_to_float: a Half input, a Float result (not
+// rounded to Half) as on the CPU; the backward of that case (Float grad and
+// output, input_dtype Half) a Half gradient; the CPU's refusal of Float.
+TEST_F(Gpu, SoftmaxHalfToFloatIsTheCpus) {
+  const at::Tensor x = randn({5, 33}).mul(4).to(c10::kHalf);
+  for (bool log : {false, true}) {
+    SCOPED_TRACE(log ? "log_softmax" : "softmax");
+    for (int64_t d : {0, 1}) {
+      const at::Tensor cpu = log ? at::_log_softmax(x, d, true) : at::_softmax(x, d, true);
+      const at::Tensor gpu =
+          log ? at::_log_softmax(x.to(cuda), d, true) : at::_softmax(x.to(cuda), d, true);
+      EXPECT_EQ(gpu.scalar_type(), c10::kFloat);
+      expect_close(gpu, cpu, 1e-6, 1e-6);
+      const at::Tensor g = randn({5, 33});
+      const at::Tensor cg = log ? at::_log_softmax_backward_data(g, cpu, d, c10::kHalf)
+                                : at::_softmax_backward_data(g, cpu, d, c10::kHalf);
+      const at::Tensor gg =
+          log ? at::_log_softmax_backward_data(g.to(cuda), gpu, d, c10::kHalf)
+              : at::_softmax_backward_data(g.to(cuda), gpu, d, c10::kHalf);
+      EXPECT_EQ(gg.scalar_type(), c10::kHalf);
+      expect_close(gg, cg, 2e-3, 1e-3);
+    }
+  }
+  EXPECT_EQ(ember_test::errorOf([&] { at::_softmax(x.to(c10::kFloat).to(cuda), 1, true); }),
+            ember_test::errorOf([&] { at::_softmax(x.to(c10::kFloat), 1, true); }));
 }
 
 }  // namespace

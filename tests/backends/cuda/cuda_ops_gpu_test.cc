@@ -520,6 +520,39 @@ TEST_F(Gpu, CumsumIsTheCpus) {
   expect_close(gx.grad(), cx.grad(), 1e-5, 1e-5);  // its backward sums (not in CPU order)
 }
 
+// Long lines take the chunked scan (Note [CUDA long cumsum]): integers and
+// Bool exactly the CPU's, wrapping included; floating types within the
+// accumulator's roundings. Lengths at the chunk's edges (2048), rows and a
+// non-last dim with few lines (transposed to rows and back).
+TEST_F(Gpu, LongCumsumLinesScanInChunks) {
+  for (int64_t n : {1024, 2047, 2048, 2049, 4096, 100001}) {
+    SCOPED_TRACE("n " + std::to_string(n));
+    const at::Tensor i = at::randint(-1000, 1000, {3, n});
+    EXPECT_TRUE(at::equal(at::cumsum(i.to(cuda), 1).cpu(), at::cumsum(i, 1)));
+    const at::Tensor f = randn({3, n});
+    expect_close(at::cumsum(f.to(cuda), 1), at::cumsum(f, 1), 1e-6, 1e-5);
+    const at::Tensor d = randn({2, n}, c10::kDouble);
+    expect_close(at::cumsum(d.to(cuda), -1), at::cumsum(d, -1), 1e-12, 1e-12);
+  }
+  const at::Tensor col = at::randint(-9, 9, {5000, 7}, at::kInt);
+  EXPECT_TRUE(at::equal(at::cumsum(col.to(cuda), 0, at::kInt).cpu(), at::cumsum(col, 0, at::kInt)));
+  const at::Tensor fcol = randn({3, 3000, 5});
+  expect_close(at::cumsum(fcol.to(cuda), 1), at::cumsum(fcol, 1), 1e-6, 1e-5);
+  const at::Tensor wrap = at::randint(-128, 128, {70000}).to(at::kChar);
+  EXPECT_TRUE(at::equal(at::cumsum(wrap.to(cuda), 0, at::kChar).cpu(), at::cumsum(wrap, 0, at::kChar)));
+  const at::Tensor bits = at::rand({9000}).lt(0.001);
+  EXPECT_TRUE(at::equal(at::cumsum(bits.to(cuda), 0).cpu(), at::cumsum(bits, 0)));  // Long
+  at::Tensor gb = bits.to(cuda), cb = bits.clone();
+  EXPECT_TRUE(at::equal(gb.cumsum_(0).cpu(), cb.cumsum_(0)));  // Bool: or
+  const at::Tensor h = randn({2, 5000}).to(c10::kHalf);
+  expect_close(at::cumsum(h.to(cuda), 1), at::cumsum(h, 1), 2e-3, 2e-2);
+  at::Tensor cx = randn({4, 3000}).set_requires_grad(true);
+  at::Tensor gx = cx.detach().to(cuda).set_requires_grad(true);
+  at::cumsum(cx, 1).mul(cx.detach()).sum().backward();
+  at::cumsum(gx, 1).mul(gx.detach()).sum().backward();
+  expect_close(gx.grad(), cx.grad(), 1e-4, 1e-3);
+}
+
 // masked_fill_ through the core's decomposition (where, then copy_).
 TEST_F(Gpu, CompositeMaskedFillMatchesTheCpu) {
   const at::Tensor x = randn({3, 4}), mask = at::rand({3, 4}).lt(0.5), row = at::rand({4}).lt(0.5);

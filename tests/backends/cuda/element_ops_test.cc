@@ -7,7 +7,8 @@
 // element conversions of copy_ (kernels/dtypes.cuh) for every dtype pair,
 // and the Half/BFloat16 roundings bit for bit against c10's; and the
 // reductions' max/min rule combined in a block's order; the sort's keys
-// (kernels/sort_keys.cuh) against the CPU's sort and topk. CI has no GPU: this is where the kernels'
+// (kernels/sort_keys.cuh) against the CPU's sort and topk; scatter's
+// reduction step. CI has no GPU: this is where the kernels'
 // arithmetic is checked there (the launches and memory traffic are the GPU
 // suite's, cuda_gpu_test).
 #include <gtest/gtest.h>
@@ -690,6 +691,40 @@ TEST(ElementOps, SortKeysOrderLikeTheCpu) {
         }
       }
     });
+  }
+}
+
+// scatter's reduce='add' / 'multiply' step (scatter_combine, which the
+// kernels apply atomically) against the CPU's scatter with one contribution
+// per element: every pair of each dtype's values, exactly (Bool or/and,
+// wrapping integers, floating types in opmath_t and rounded once).
+TEST(ElementOps, ScatterCombineMatchesTheCpu) {
+  for (ScalarType t : kAll) {
+    SCOPED_TRACE(c10::toString(t));
+    const std::vector<double> v = values_of(t);
+    std::vector<double> as, bs;
+    for (double a : v) {
+      for (double b : v) {
+        as.push_back(a);
+        bs.push_back(b);
+      }
+    }
+    const at::Tensor self = tensor_of(as, t), src = tensor_of(bs, t);
+    const at::Tensor index = at::arange(static_cast<int64_t>(as.size()));
+    const std::vector<double> sa = doubles(self), sb = doubles(src);
+    for (bool add : {true, false}) {
+      const std::vector<double> cpu =
+          doubles(at::scatter(self, 0, index, src, add ? "add" : "multiply"));
+      with_type(t, [&](auto tag) {
+        using T = decltype(tag);
+        for (size_t i = 0; i < sa.size(); ++i) {
+          const double got = num(k::scatter_combine(elem<T>(sa[i]), elem<T>(sb[i]), add));
+          EXPECT_TRUE(std::isnan(cpu[i]) ? std::isnan(got) : cpu[i] == got)
+              << show(sa[i]) << (add ? " + " : " * ") << show(sb[i]) << ": cpu "
+              << show(cpu[i]) << ", kernel " << show(got);
+        }
+      });
+    }
   }
 }
 

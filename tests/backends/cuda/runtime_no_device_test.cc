@@ -201,8 +201,23 @@ TEST_F(NoDevice, EveryKernelIsRegisteredAndStopsAtTheDeviceCheck) {
               HasSubstr("expected a target of dtype Long (class indices), but got Int"));
   EXPECT_THAT(ember_test::errorOf([&] { at::mean(target); }),
               HasSubstr("mean(): could not infer output dtype"));
+  // randperm of a dtype too narrow for n: the CPU's error, before the device.
+  EXPECT_EQ(ember_test::errorOf([] {
+              at::Tensor t = handMadeCudaTensor({3}, c10::kChar);
+              at::randperm_out(t, 200);
+            }),
+            ember_test::errorOf([] {
+              at::Tensor t = at::empty({3}, at::TensorOptions().dtype(c10::kChar));
+              at::randperm_out(t, 200);
+            }));
+  // half_to_float: a Half input reaches the device; Float is refused first.
+  const at::Tensor h = handMadeCudaTensor({2, 2}, c10::kHalf);
+  EXPECT_THAT(ember_test::errorOf([&] { at::_softmax(h, 0, true); }), StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] { at::_log_softmax(h, 1, true); }), StartsWith(prefix));
+  EXPECT_THAT(ember_test::errorOf([&] { at::_softmax_backward_data(x, x, 1, c10::kHalf); }),
+              StartsWith(prefix));
   EXPECT_THAT(ember_test::errorOf([&] { at::_softmax(x, 0, true); }),
-              HasSubstr("half_to_float is not supported on CUDA"));
+              HasSubstr("softmax: conversion is supported for Half type only"));
   EXPECT_THAT(ember_test::errorOf([&] { at::topk(handMadeCudaTensor({2, 2}, c10::kBool), 1); }),
               HasSubstr("topk: \"topk_cuda\" not implemented for 'Bool'"));
   // Argument checks come before the device: the user learns what is wrong.
@@ -297,6 +312,7 @@ TEST_F(NoDevice, PointwiseReductionAndIndexKernelsAreRegistered) {
       {"randn.out", [&] { at::Tensor t = x; at::randn_out(t, {2, 2}); }},
       {"randint.out", [&] { at::Tensor t = l; at::randint_out(t, 3, {2, 2}); }},
       {"randperm.out", [&] { at::Tensor t = handMadeCudaTensor({3}, c10::kLong); at::randperm_out(t, 3); }},
+      {"randperm.out Half", [&] { at::Tensor t = handMadeCudaTensor({3}, c10::kHalf); at::randperm_out(t, 3); }},
       {"native_dropout", [&] { at::native_dropout(x, 0.5, true); }},
       {"dropout (composite)", [&] { at::dropout(x, 0.5, true); }},
       {"native_dropout_backward", [&] { at::native_dropout_backward(x, b, 2.0); }},
@@ -431,6 +447,10 @@ TEST_F(NoDevice, ArgumentErrorsAreTheCpusAndComeFirst) {
       {"cumsum dim", [](auto& x, auto&, auto&) { at::cumsum(x, 3); }},
       {"cumsum_ dtype", [](auto& x, auto&, auto&) { at::Tensor t = x; t.cumsum_(0, at::kDouble); }},
       {"sort dim", [](auto& x, auto&, auto&) { at::sort(x, 2); }},
+      {"softmax half_to_float", [](auto& x, auto&, auto&) { at::_log_softmax(x, 1, true); }},
+      {"softmax_backward input_dtype", [](auto& x, auto&, auto&) {
+         at::_softmax_backward_data(x, x, 1, c10::kDouble);
+       }},
       {"topk k", [](auto& x, auto&, auto&) { at::topk(x, 3, 1); }},
       {"topk negative k", [](auto& x, auto&, auto&) { at::topk(x, -1); }},
       {"topk dim", [](auto& x, auto&, auto&) { at::topk(x, 1, -3); }},

@@ -33,10 +33,18 @@ inline int64_t index_at(const at::Tensor& index, int64_t position) {
   return index.reshape({-1}).select(0, position).item<int64_t>();
 }
 
+// The message every CUDA op gives for a tensor on another device (PyTorch's
+// words); `what` says which tensor and how to fix it.
+template <typename... What>
+void check_same_device(const char* op, c10::Device expected, c10::Device found,
+                       const What&... what) {
+  TORCH_CHECK(found == expected, op, ": Expected all tensors to be on the same device, but "
+              "found at least two devices, ", expected, " and ", found, what...);
+}
+
 inline void check_index_device(const at::Tensor& self, const at::Tensor& index, const char* op) {
-  TORCH_CHECK(index.device() == self.device(), op, ": Expected all tensors to be on the "
-              "same device, but found at least two devices, ", self.device(), " and ",
-              index.device(), " (the index). Move the index to ", self.device(), " first.");
+  check_same_device(op, self.device(), index.device(), " (the index). Move the index to ",
+                    self.device(), " first.");
 }
 
 }  // namespace cuda

@@ -25,10 +25,8 @@ namespace {
 void check_same_cuda_device(at::TensorList tensors, c10::Device device, const char* op) {
   for (size_t i = 0; i < tensors.size(); ++i) {
     if (at::native::cat_skips(tensors[i])) continue;
-    TORCH_CHECK(tensors[i].device() == device, op, ": Expected all tensors to be on the "
-                "same device, but found at least two devices, ", device, " and ",
-                tensors[i].device(), " (tensor number ", i, "). Move them to one device "
-                "first (tensor.to()).");
+    check_same_device(op, device, tensors[i].device(), " (tensor number ", i,
+                      "). Move them to one device first (tensor.to()).");
   }
 }
 

@@ -15,8 +15,8 @@
 #include "aten/Resize.h"
 #include "aten/Tensor.h"
 #include "aten/WrapDimUtils.h"
-#include "backends/cuda/CUDAGuardImpl.h"
 #include "backends/cuda/CUDAIterator.h"
+#include "backends/cuda/IndexSupport.h"
 #include "c10/core/DeviceGuard.h"
 #include "registration/library.h"
 
@@ -62,7 +62,6 @@ std::tuple<at::Tensor, at::Tensor> sort_first(const at::Tensor& self, int64_t di
   a.dtype = kd;
   a.descending = descending;
   {
-    requireDevice(op);
     c10::DeviceGuard guard(self.device());
     CUDAIterator::check_launch(op, kernels::sort_workspace_bytes(a, &a.workspace_bytes));
     const at::Tensor workspace =
@@ -80,9 +79,8 @@ std::tuple<at::Tensor, at::Tensor> sort_first(const at::Tensor& self, int64_t di
 void check_outputs(const at::Tensor& self, const at::Tensor& values, const at::Tensor& indices,
                    const char* op) {
   for (const at::Tensor* out : {&values, &indices}) {
-    TORCH_CHECK(out->device() == self.device(), op, ": Expected all tensors to be on the same "
-                "device, but found at least two devices, ", self.device(), " and ",
-                out->device(), " (an output). Pass outputs on ", self.device(), ".");
+    check_same_device(op, self.device(), out->device(), " (an output). Pass outputs on ",
+                      self.device(), ".");
   }
   at::native::check_out_dtype(values, self.scalar_type(), op);
   at::native::check_out_dtype(indices, c10::kLong, op);

@@ -144,11 +144,14 @@ __global__ void dense_kernel(Dense<NOps> d, F f) {
   }
 }
 
-inline std::string launch_status() {
-  const cudaError_t err = cudaGetLastError();
+// "" for cudaSuccess, else cudart's reason and the error's name: the status
+// string every kernels:: entry point returns.
+inline std::string error_status(cudaError_t err) {
   if (err == cudaSuccess) return "";
   return std::string(cudaGetErrorString(err)) + " (" + cudaGetErrorName(err) + ")";
 }
+
+inline std::string launch_status() { return error_status(cudaGetLastError()); }
 
 // Blocks of `threads` for a grid-stride loop over `total` items: enough to
 // give each item a thread, at most 65535 * 8 (threads then take several).

@@ -77,10 +77,8 @@ template <typename K>
 std::string layout_of(const SortArgs& a, Layout* l) {
   SortPass<K> p = pass_of<K>(a);
   p.temp_bytes = &l->temp_bytes;
-  const cudaError_t err = sort_pairs<K>(p, nullptr);
-  if (err != cudaSuccess) {
-    return std::string(cudaGetErrorString(err)) + " (" + cudaGetErrorName(err) + ")";
-  }
+  const std::string status = error_status(sort_pairs<K>(p, nullptr));
+  if (!status.empty()) return status;
   const size_t total = static_cast<size_t>(a.rows * a.n);
   size_t at = 0;
   auto place = [&](size_t* where, size_t bytes) {
@@ -133,10 +131,8 @@ std::string run(const SortArgs& a, cudaStream_t stream) {
     status = launch_status();
     if (!status.empty()) return status;
   }
-  const cudaError_t err = sort_pairs<K>(p, stream);
-  if (err != cudaSuccess) {
-    return std::string(cudaGetErrorString(err)) + " (" + cudaGetErrorName(err) + ")";
-  }
+  status = error_status(sort_pairs<K>(p, stream));
+  if (!status.empty()) return status;
   using W = std::conditional_t<
       sizeof(T) == 1, uint8_t,
       std::conditional_t<sizeof(T) == 2, uint16_t,

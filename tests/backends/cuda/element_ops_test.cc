@@ -6,9 +6,8 @@
 // parameters the CUDA host code (backends/cuda/pointwise_ops.cc) passes; the
 // element conversions of copy_ (kernels/dtypes.cuh) for every dtype pair,
 // and the Half/BFloat16 roundings bit for bit against c10's; and the
-// reductions' max/min rule combined in a block's order; the sort's keys
-// (kernels/sort_keys.cuh) against the CPU's sort and topk; scatter's
-// reduction step. CI has no GPU: this is where the kernels'
+// reductions' max/min rule combined in a block's order (the sort's keys and
+// scatter's step: sort_scatter_ops_test.cc). CI has no GPU: this is where the kernels'
 // arithmetic is checked there (the launches and memory traffic are the GPU
 // suite's, cuda_gpu_test).
 #include <gtest/gtest.h>
@@ -28,112 +27,29 @@
 #include <ATen/ATen.h>
 
 #include "backends/cuda/kernels/element_ops.cuh"
-#include "backends/cuda/kernels/sort_keys.cuh"
 #include "c10/util/BFloat16.h"
 #include "c10/util/Half.h"
+#include "tests/backends/cuda/element_test_util.h"
 
 namespace {
 
 namespace k = ember::cuda::kernels;
 using c10::ScalarType;
 
-const double kNan = std::numeric_limits<double>::quiet_NaN();
-const double kInf = std::numeric_limits<double>::infinity();
-
-// The values each dtype is checked on (floating ones include the specials).
-std::vector<double> values_of(ScalarType t) {
-  switch (t) {
-    case ScalarType::Float:
-    case ScalarType::Double:
-    case ScalarType::Half:
-    case ScalarType::BFloat16:
-      return {-3.5, -2.5, -1, -0.75, -0.0, 0, 0.3, 0.5, 1, 1.5, 2.5, 7, 30, kInf, -kInf, kNan};
-    case ScalarType::Bool:
-      return {0, 1};
-    case ScalarType::Byte:
-      return {0, 1, 2, 3, 5, 7, 100, 128, 200, 255};
-    case ScalarType::Char:
-      return {-128, -7, -3, -2, -1, 0, 1, 2, 3, 5, 100, 127};
-    case ScalarType::Short:
-      return {-32768, -7, -3, -2, -1, 0, 1, 2, 3, 5, 300, 32767};
-    default:
-      return {-7, -3, -2, -1, 0, 1, 2, 3, 5, 100, 2147483647, -2147483647};
-  }
-}
-
-at::Tensor tensor_of(const std::vector<double>& v, ScalarType t) {
-  return at::tensor(v, at::TensorOptions().dtype(at::kDouble)).to(t);
-}
-
-// The element values a tensor holds, as doubles (after its dtype rounded them).
-std::vector<double> doubles(const at::Tensor& t) {
-  const at::Tensor d = t.to(at::kDouble).contiguous();
-  const double* p = d.data_ptr<double>();
-  return std::vector<double>(p, p + d.numel());
-}
-
-// f(T{}) for the C++ type of a kernel dtype.
-template <typename F>
-void with_type(ScalarType t, F&& f) {
-  switch (t) {
-    case ScalarType::Float: f(float{}); return;
-    case ScalarType::Double: f(double{}); return;
-    case ScalarType::Long: f(int64_t{}); return;
-    case ScalarType::Int: f(int32_t{}); return;
-    case ScalarType::Bool: f(bool{}); return;
-    case ScalarType::Short: f(int16_t{}); return;
-    case ScalarType::Char: f(int8_t{}); return;
-    case ScalarType::Byte: f(uint8_t{}); return;
-    case ScalarType::Half: f(k::Half{}); return;
-    case ScalarType::BFloat16: f(k::BFloat16{}); return;
-    default: FAIL() << "no kernel dtype " << t;
-  }
-}
-
-// Equal for integers and Bool; within a rounding or two for floating types
-// (the CPU's vectorized exp/tanh are not libm's); NaN matches NaN.
-bool same(double expected, double actual, ScalarType t) {
-  if (std::isnan(expected)) return std::isnan(actual);
-  if (std::isinf(expected)) return expected == actual;
-  if (!c10::isFloatingType(t)) return expected == actual;
-  // Half and BFloat16: within one rounding of the float result (the CPU's
-  // float functions are not libm's).
-  const double tol = t == ScalarType::Float      ? 4e-6
-                     : t == ScalarType::Half     ? 2e-3
-                     : t == ScalarType::BFloat16 ? 1.6e-2
-                                                 : 1e-13;
-  return std::abs(expected - actual) <= tol * (1 + std::abs(expected));
-}
-
-std::string show(double v) {
-  std::ostringstream s;
-  s.precision(17);
-  s << v;
-  return s.str();
-}
-
-// A stored element from a double (which the dtype holds exactly) and back.
-template <typename T>
-T elem(double v) {
-  return k::convert<T>(v);
-}
-template <typename T>
-double num(T v) {
-  return k::convert<double>(v);
-}
-
-const std::vector<ScalarType> kFloating = {ScalarType::Float, ScalarType::Double,
-                                           ScalarType::Half, ScalarType::BFloat16};
-const std::vector<ScalarType> kIntegral = {ScalarType::Long, ScalarType::Int, ScalarType::Short,
-                                           ScalarType::Char, ScalarType::Byte};
-const std::vector<ScalarType> kNumeric = {
-    ScalarType::Float, ScalarType::Double, ScalarType::Half, ScalarType::BFloat16,
-    ScalarType::Long,  ScalarType::Int,    ScalarType::Short, ScalarType::Char,
-    ScalarType::Byte};
-const std::vector<ScalarType> kAll = {
-    ScalarType::Float, ScalarType::Double, ScalarType::Half, ScalarType::BFloat16,
-    ScalarType::Long,  ScalarType::Int,    ScalarType::Short, ScalarType::Char,
-    ScalarType::Byte,  ScalarType::Bool};
+using ember_element_test::doubles;
+using ember_element_test::elem;
+using ember_element_test::kAll;
+using ember_element_test::kFloating;
+using ember_element_test::kInf;
+using ember_element_test::kIntegral;
+using ember_element_test::kNan;
+using ember_element_test::kNumeric;
+using ember_element_test::num;
+using ember_element_test::same;
+using ember_element_test::show;
+using ember_element_test::tensor_of;
+using ember_element_test::values_of;
+using ember_element_test::with_type;
 
 // op on every pair (a, b) of t's values against cpu(a_column, b_row).
 void check_binary(const char* name, k::BinaryOp op, const k::OpParams& p,
@@ -604,128 +520,6 @@ TEST(ElementOps, HalfAndBFloat16RoundLikeC10) {
     }
   }
   EXPECT_EQ(failures, 0);
-}
-
-// The raw bit patterns of the edge values of a floating type beyond those
-// from doubles: NaNs of both signs with payloads and signalling ones, the
-// smallest denormals, the largest finite values.
-template <typename T>
-std::vector<uint64_t> edge_bits() {
-  if (std::is_same<T, float>::value) {
-    return {0x7fc00001, 0xffc00000, 0x7f800001, 0xff812345, 0x00000001, 0x80000001,
-            0x7f7fffff, 0xff7fffff, 0x00800000, 0x80800000};
-  }
-  if (std::is_same<T, double>::value) {
-    return {0x7ff8000000000001, 0xfff8000000000000, 0x7ff0000000000001, 0x0000000000000001,
-            0x8000000000000001, 0x7fefffffffffffff, 0xffefffffffffffff};
-  }
-  if (std::is_same<T, k::Half>::value) {
-    return {0x7e01, 0xfe00, 0x7c01, 0xfd55, 0x0001, 0x8001, 0x7bff, 0xfbff, 0x0400, 0x8400};
-  }
-  if (std::is_same<T, k::BFloat16>::value) {
-    return {0x7fc1, 0xffc0, 0x7f81, 0xff95, 0x0001, 0x8001, 0x7f7f, 0xff7f, 0x0080, 0x8080};
-  }
-  return {};
-}
-
-// One element (a vector of them is an array of T, bool included).
-template <typename T>
-struct Box {
-  T v;
-};
-
-// Elements of T covering its order: values_of's, the type's extremes, and
-// for floating types edge_bits'.
-template <typename T>
-std::vector<Box<T>> sort_elements(ScalarType t) {
-  std::vector<Box<T>> v;
-  for (double d : values_of(t)) v.push_back({elem<T>(d)});
-  if constexpr (std::is_integral<T>::value && !std::is_same<T, bool>::value) {
-    v.push_back({std::numeric_limits<T>::min()});
-    v.push_back({std::numeric_limits<T>::max()});
-    v.push_back({static_cast<T>(std::numeric_limits<T>::min() + 1)});
-  }
-  for (uint64_t bits : edge_bits<T>()) {
-    Box<T> e;
-    std::memcpy(&e.v, &bits, sizeof e.v);  // little-endian: the low bytes
-    v.push_back(e);
-  }
-  return v;
-}
-
-// The CUDA sort orders each dtype's keys (sort_key) ascending, stably. On
-// every dtype's elements, each three times and interleaved (so that equal
-// values, -0.0 and +0.0, NaNs of any payload, must keep their positions'
-// order), the positions ordered by key are exactly the CPU's stable sort's,
-// ascending and descending, and the CPU's topk's with k = n (largest and
-// smallest; ties to the lower position).
-TEST(ElementOps, SortKeysOrderLikeTheCpu) {
-  for (ScalarType t : kAll) {
-    SCOPED_TRACE(c10::toString(t));
-    with_type(t, [&](auto tag) {
-      using T = decltype(tag);
-      static_assert(sizeof(Box<T>) == sizeof(T), "an array of T");
-      const std::vector<Box<T>> distinct = sort_elements<T>(t);
-      std::vector<Box<T>> v;
-      const size_t m = distinct.size(), n = 3 * m;
-      for (size_t i = 0; i < n; ++i) v.push_back(distinct[(i * 7 + i / m) % m]);
-      at::Tensor x = at::empty({static_cast<int64_t>(n)}, at::TensorOptions().dtype(t));
-      ASSERT_EQ(static_cast<size_t>(x.element_size()), sizeof(T));
-      std::memcpy(x.data_ptr(), v.data(), n * sizeof(T));
-      for (bool descending : {false, true}) {
-        SCOPED_TRACE(descending ? "descending" : "ascending");
-        std::vector<int64_t> by_key(n);
-        for (size_t i = 0; i < n; ++i) by_key[i] = static_cast<int64_t>(i);
-        std::stable_sort(by_key.begin(), by_key.end(), [&](int64_t a, int64_t b) {
-          return k::sort_key(v[static_cast<size_t>(a)].v, descending) <
-                 k::sort_key(v[static_cast<size_t>(b)].v, descending);
-        });
-        auto check = [&](const at::Tensor& indices, const char* what) {
-          const at::Tensor i = indices.contiguous();
-          const std::vector<int64_t> cpu(i.data_ptr<int64_t>(), i.data_ptr<int64_t>() + n);
-          EXPECT_EQ(cpu, by_key) << what;
-        };
-        check(std::get<1>(at::sort(x, /*stable=*/true, 0, descending)), "sort");
-        if (t != ScalarType::Bool) {
-          check(std::get<1>(at::topk(x, static_cast<int64_t>(n), 0, descending)), "topk");
-        }
-      }
-    });
-  }
-}
-
-// scatter's reduce='add' / 'multiply' step (scatter_combine, which the
-// kernels apply atomically) against the CPU's scatter with one contribution
-// per element: every pair of each dtype's values, exactly (Bool or/and,
-// wrapping integers, floating types in opmath_t and rounded once).
-TEST(ElementOps, ScatterCombineMatchesTheCpu) {
-  for (ScalarType t : kAll) {
-    SCOPED_TRACE(c10::toString(t));
-    const std::vector<double> v = values_of(t);
-    std::vector<double> as, bs;
-    for (double a : v) {
-      for (double b : v) {
-        as.push_back(a);
-        bs.push_back(b);
-      }
-    }
-    const at::Tensor self = tensor_of(as, t), src = tensor_of(bs, t);
-    const at::Tensor index = at::arange(static_cast<int64_t>(as.size()));
-    const std::vector<double> sa = doubles(self), sb = doubles(src);
-    for (bool add : {true, false}) {
-      const std::vector<double> cpu =
-          doubles(at::scatter(self, 0, index, src, add ? "add" : "multiply"));
-      with_type(t, [&](auto tag) {
-        using T = decltype(tag);
-        for (size_t i = 0; i < sa.size(); ++i) {
-          const double got = num(k::scatter_combine(elem<T>(sa[i]), elem<T>(sb[i]), add));
-          EXPECT_TRUE(std::isnan(cpu[i]) ? std::isnan(got) : cpu[i] == got)
-              << show(sa[i]) << (add ? " + " : " * ") << show(sb[i]) << ": cpu "
-              << show(cpu[i]) << ", kernel " << show(got);
-        }
-      });
-    }
-  }
 }
 
 }  // namespace

@@ -27,11 +27,13 @@ enum class Dtype : int {
 
 // Note [CUDA offset calculator]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-// The iteration of a TensorIteratorBase, passed by value to a kernel: up to
+// The iteration of a TensorIteratorBase, as the host hands it to a launch
+// (the general kernel takes its 32-bit form, Strided32 in offsets.cuh): up to
 // kMaxDims dimensions (dimension 0 varies fastest) and, per operand, a byte
 // stride per dimension. A linear index is split into coordinates dimension
 // by dimension; each operand's address is its base plus the dot product of
-// coordinates and strides. Indices are 64-bit (no 32-bit fast path yet).
+// coordinates and strides, in 32 bits (Note [CUDA 32-bit indexing] in
+// offsets.cuh: an Iteration too large for that is split into pieces).
 // An operand whose bit is set in scalar_mask is a CPU scalar (Note [CPU
 // scalars on a device] in aten/TensorIterator.cc): its value, converted to
 // the operand's dtype, is in scalars[k] and the kernel reads it from there;

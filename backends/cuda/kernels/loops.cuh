@@ -1,51 +1,34 @@
 // backends/cuda/kernels/loops.cuh — the elementwise launch of every
 // pointwise kernel: one thread per element, grid-stride, addresses from
-// the Iteration (See Note [CUDA offset calculator]) or, when every operand
-// is contiguous, from the index directly.
+// the Iteration in 32-bit arithmetic (See Note [CUDA offset calculator] and
+// Note [CUDA 32-bit indexing]) or, when every operand is contiguous, from the
+// index directly.
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "backends/cuda/kernels/dtypes.cuh"
 #include "backends/cuda/kernels/launch.h"
+#include "backends/cuda/kernels/offsets.cuh"
 
 namespace ember {
 namespace cuda {
 namespace kernels {
 
-struct Offsets {
-  int64_t off[kMaxOperands];
-};
-
-__device__ __forceinline__ Offsets offsets_of(const Iteration& it, int64_t index,
-                                              int nops) {
-  Offsets o;
-  for (int k = 0; k < kMaxOperands; ++k) o.off[k] = 0;
-  for (int d = 0; d < it.ndim; ++d) {
-    const int64_t size = it.sizes[d];
-    const int64_t coord = index % size;
-    index /= size;
-    for (int k = 0; k < nops; ++k) o.off[k] += coord * it.strides[k][d];
-  }
-  return o;
-}
-
 // The operands' element addresses for linear index i: a CPU scalar's is
-// the copy of its value in `scalars` (Note [CUDA offset calculator]).
+// the copy of its value in `scalars` (Note [CUDA offset calculator]), the
+// others' from 32-bit offsets (Note [CUDA 32-bit indexing]).
 template <int NOps>
-__device__ __forceinline__ void element_ptrs(const Iteration& it, int64_t i,
+__device__ __forceinline__ void element_ptrs(const Strided32<NOps>& it, uint32_t i,
                                              uint64_t* scalars, char** ptrs) {
-  if (it.contiguous) {
+  int32_t off[NOps];
+  it.offsets(i, off);
 #pragma unroll
-    for (int k = 0; k < NOps; ++k) ptrs[k] = it.data[k] + i * it.strides[k][0];
-  } else {
-    const Offsets o = offsets_of(it, i, NOps);
-#pragma unroll
-    for (int k = 0; k < NOps; ++k) ptrs[k] = it.data[k] + o.off[k];
-  }
+  for (int k = 0; k < NOps; ++k) ptrs[k] = it.data[k] + off[k];
 #pragma unroll
   for (int k = 1; k < NOps; ++k) {
     if ((it.scalar_mask >> k) & 1u) ptrs[k] = reinterpret_cast<char*>(&scalars[k]);
@@ -55,13 +38,13 @@ __device__ __forceinline__ void element_ptrs(const Iteration& it, int64_t i,
 // f(char* const* ptrs) is called once per element with each operand's
 // element address.
 template <int NOps, typename F>
-__global__ void elementwise_kernel(Iteration it, F f) {
+__global__ void elementwise_kernel(Strided32<NOps> it, F f) {
   uint64_t scalars[NOps];
 #pragma unroll
   for (int k = 0; k < NOps; ++k) scalars[k] = it.scalars[k];
-  const int64_t stride = static_cast<int64_t>(blockDim.x) * gridDim.x;
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-       i < it.numel; i += stride) {
+  // i + stride stays below 2^32: i < numel < 2^31, stride < 2^28.
+  const uint32_t stride = blockDim.x * gridDim.x;
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < it.numel; i += stride) {
     char* ptrs[NOps];
     element_ptrs<NOps>(it, i, scalars, ptrs);
     f(ptrs);
@@ -163,10 +146,19 @@ inline unsigned grid_stride_blocks(int64_t total, int threads) {
 template <int NOps, typename F>
 std::string launch_elementwise(const Iteration& it, F f, void* stream) {
   if (it.numel == 0) return "";
+  if (!fits_32bit_indexing(it)) {
+    std::vector<Iteration> pieces;
+    split_for_32bit_indexing(it, kMax32BitIndex, &pieces);
+    for (const Iteration& piece : pieces) {
+      const std::string status = launch_elementwise<NOps>(piece, f, stream);
+      if (!status.empty()) return status;
+    }
+    return "";
+  }
   constexpr int kThreads = 256;
   const unsigned blocks = grid_stride_blocks(it.numel, kThreads);
   elementwise_kernel<NOps><<<blocks, kThreads, 0,
-                             static_cast<cudaStream_t>(stream)>>>(it, f);
+                             static_cast<cudaStream_t>(stream)>>>(strided32<NOps>(it), f);
   return launch_status();
 }
 

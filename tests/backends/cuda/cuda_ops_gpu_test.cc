@@ -549,6 +549,26 @@ TEST_F(Gpu, CompositeNllLoss2dMatchesTheCpu) {
   expect_close(gx.grad(), cx.grad(), 1e-5, 1e-6);
 }
 
+// Past 2^31 elements the general kernel's Iteration is split into pieces it
+// indexes in 32 bits (Note [CUDA 32-bit indexing]): a transposing copy and
+// a strided add over 3 x 2^30 bytes (3 GiB a tensor, 12 GiB in all), every
+// element checked on the device, the pieces' edges on the host.
+TEST_F(Gpu, StridedOpsPast2To31ElementsSplitTheIteration) {
+  const int64_t n = int64_t{1} << 30;
+  const at::TensorOptions bytes = at::TensorOptions().dtype(c10::kByte).device(cuda);
+  at::Tensor a = at::empty({3, n}, bytes);
+  for (int64_t r = 0; r < 3; ++r) a.select(0, r).fill_(r + 1);
+  const at::Tensor t = a.t().contiguous();  // (n, 3), read through the transposed view
+  const at::Tensor s = t.add(a.t());        // a strided input
+  const at::Tensor row = at::arange(1, 4).to(c10::kByte);
+  for (int64_t at_row : {int64_t{0}, n / 2 - 1, n / 2, n - 2}) {
+    SCOPED_TRACE("row " + std::to_string(at_row));
+    EXPECT_TRUE(t.narrow(0, at_row, 2).cpu().equal(row.expand({2, 3})));
+    EXPECT_TRUE(s.narrow(0, at_row, 2).cpu().equal(row.mul(2).expand({2, 3})));
+  }
+  EXPECT_TRUE(s.eq(row.mul(2).to(cuda).expand({n, 3})).all().item<bool>());
+}
+
 // resize_ (and so out= arguments of another shape): the storage grows on the
 // device and keeps its bytes.
 TEST_F(Gpu, ResizeGrowsTheStorageAndKeepsTheBytes) {

@@ -30,7 +30,8 @@ std::vector<int64_t> expand_param(c10::IntArrayRef p, const char* name, int64_t 
 ConvPlan conv_plan(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                    c10::IntArrayRef stride_in, c10::IntArrayRef padding_in,
                    c10::IntArrayRef dilation_in, bool transposed,
-                   c10::IntArrayRef output_padding_in, int64_t groups, const char* op) {
+                   c10::IntArrayRef output_padding_in, int64_t groups, const char* op,
+                   bool half_types) {
   TORCH_CHECK(input.dim() == 3 || input.dim() == 4, op,
               ": expected a 3-d (batched 1-d) or 4-d (batched 2-d) input, but got "
               "input of size ", input.sizes(), "; only 1-d and 2-d "
@@ -40,8 +41,10 @@ ConvPlan conv_plan(const Tensor& input, const Tensor& weight, const std::optiona
               input.sizes(), ", but got weight of size ",
               weight.sizes(), ".");
   const c10::ScalarType dtype = input.scalar_type();
-  TORCH_CHECK(dtype == c10::ScalarType::Float || dtype == c10::ScalarType::Double, op,
-              ": dtype ", dtype, " is not supported; use float32 or float64 "
+  const bool half = dtype == c10::ScalarType::Half || dtype == c10::ScalarType::BFloat16;
+  TORCH_CHECK(dtype == c10::ScalarType::Float || dtype == c10::ScalarType::Double ||
+                  (half_types && half),
+              op, ": dtype ", dtype, " is not supported; use float32 or float64 "
               "(convert with .to()).");
   TORCH_CHECK(weight.scalar_type() == dtype, op, ": input (", dtype, ") and weight (",
               weight.scalar_type(), ") must have the same dtype; convert one with .to().");

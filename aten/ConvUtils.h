@@ -39,6 +39,8 @@ struct ConvGeometry {
 
 // A call's arguments, checked: the geometry, input and weight as 4-d views
 // (1-d convolutions get H = 1) and the output's shape as the caller sees it.
+// Float and Double inputs; Half and BFloat16 too with `half_types` (the CUDA
+// plugin's cuDNN path).
 struct ConvPlan {
   ConvGeometry g;
   Tensor input, weight;
@@ -49,7 +51,8 @@ struct ConvPlan {
 ConvPlan conv_plan(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias,
                    c10::IntArrayRef stride, c10::IntArrayRef padding,
                    c10::IntArrayRef dilation, bool transposed,
-                   c10::IntArrayRef output_padding, int64_t groups, const char* op);
+                   c10::IntArrayRef output_padding, int64_t groups, const char* op,
+                   bool half_types = false);
 // convolution_backward's mask (3 entries), checked before the plan.
 void check_conv_output_mask(const std::vector<bool>& output_mask, const char* op);
 // convolution_backward's grad_output (the output's shape, input's dtype) and

@@ -11,12 +11,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 
 #include "aten/DeviceRuntime.h"
 #include "c10/core/DefaultGenerators.h"
 #include "c10/core/Device.h"
 #include "c10/core/DeviceType.h"
 #include "c10/core/impl/DeviceGuardImplInterface.h"
+#include "registration/Dispatcher.h"
 
 namespace torch {
 namespace cuda {
@@ -63,8 +65,16 @@ inline void manual_seed_all(uint64_t seed) {
   }
 }
 
-// torch::cuda::cudnn_is_available — Ember binds no cuDNN: always false.
-inline bool cudnn_is_available() { return false; }
+// torch::cuda::cudnn_is_available — whether CUDA convolutions go through
+// cuDNN: a device, and the CUDA plugin found a usable cuDNN 9 (it loads it at
+// run time; docs/cuda.md, "Convolutions and cuDNN"). The plugin answers
+// through its op ember_cuda::cudnn_is_available.
+inline bool cudnn_is_available() {
+  if (!is_available()) return false;
+  const std::optional<c10::OperatorHandle> op =
+      c10::Dispatcher::singleton().findSchema(c10::OperatorName{"ember_cuda::cudnn_is_available", ""});
+  return op.has_value() && op->typed<bool()>().call();
+}
 
 }  // namespace cuda
 }  // namespace torch

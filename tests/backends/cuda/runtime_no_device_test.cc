@@ -32,6 +32,7 @@
 
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 
@@ -68,6 +69,14 @@ TEST_F(NoDevice, PluginLoadsAndReportsNoDevice) {
   EXPECT_TRUE(loaded) << "libember_cuda.so was not loaded by device_count()";
   // cudart said why; the reason is its words, not empty.
   EXPECT_FALSE(c10::cuda::impl::cudaRuntime().unavailableReason().empty());
+  // The plugin answers whether convolutions use cuDNN: not without a device
+  // (CI has cuDNN 9 in the toolkit, cudnn_test). Asked directly, its op says
+  // the same instead of throwing.
+  EXPECT_FALSE(torch::cuda::cudnn_is_available());
+  const auto op = c10::Dispatcher::singleton().findSchema(
+      c10::OperatorName{"ember_cuda::cudnn_is_available", ""});
+  ASSERT_TRUE(op.has_value());
+  EXPECT_FALSE(op->typed<bool()>().call());
 }
 
 TEST_F(NoDevice, EveryRequestFailsWithTheReason) {
@@ -220,6 +229,21 @@ TEST_F(NoDevice, EveryKernelIsRegisteredAndStopsAtTheDeviceCheck) {
               HasSubstr("softmax: conversion is supported for Half type only"));
   EXPECT_THAT(ember_test::errorOf([&] { at::topk(handMadeCudaTensor({2, 2}, c10::kBool), 1); }),
               HasSubstr("topk: \"topk_cuda\" not implemented for 'Bool'"));
+  // Half and BFloat16 convolutions need cuDNN (no decomposition to fall back
+  // on), which cannot be used without a device; the CPU refuses them.
+  for (c10::ScalarType t : {c10::kHalf, c10::kBFloat16}) {
+    EXPECT_THAT(ember_test::errorOf([&] {
+                  at::conv2d(handMadeCudaTensor({1, 2, 4, 4}, t), handMadeCudaTensor({3, 2, 3, 3}, t));
+                }),
+                AllOf(HasSubstr(std::string("convolution: a ") + c10::toString(t) +
+                                " convolution on CUDA needs cuDNN, which cannot take this call "
+                                "(no CUDA device: "),
+                      HasSubstr("Convert the input and weight to float32")));
+    EXPECT_THAT(ember_test::errorOf([&] {
+                  at::conv2d(at::zeros({1, 2, 4, 4}, t), at::zeros({3, 2, 3, 3}, t));
+                }),
+                HasSubstr("is not supported; use float32 or float64"));
+  }
   // Argument checks come before the device: the user learns what is wrong.
   EXPECT_THAT(ember_test::errorOf([&] { at::mm(x, handMadeCudaTensor({3, 2})); }),
               HasSubstr("mm: mat1 and mat2 shapes cannot be multiplied (2x2 and 3x2)"));

@@ -1,0 +1,283 @@
+// backends/cuda/conv_ops.cc — convolution and convolution_backward on CUDA
+// through cuDNN (Note [CUDA convolutions]), and ember_cuda::cudnn_is_available,
+// which torch::cuda::cudnn_is_available() asks.
+#include <cudnn.h>
+
+#include <algorithm>
+#include <climits>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "aten/ConvDecompositions.h"
+#include "aten/ConvUtils.h"
+#include "aten/Functions.h"
+#include "aten/Tensor.h"
+#include "backends/cuda/CUDAIterator.h"
+#include "backends/cuda/CuDNN.h"
+#include "c10/core/DeviceGuard.h"
+#include "c10/util/Exception.h"
+#include "registration/library.h"
+
+namespace ember {
+namespace cuda {
+namespace {
+
+using at::native::ConvGeometry;
+using at::native::ConvPlan;
+
+// Note [CUDA convolutions]
+// ~~~~~~~~~~~~~~~~~~~~~~~~
+// Each of a convolution's three products (Note [Convolution geometry] in
+// aten/ConvUtils.h: forward, backward_data, backward_weights) is one cuDNN
+// call on contiguous NCHW tensors, with the algorithm cuDNN's heuristics
+// rank first (cudnnGet*Algorithm_v7, as PyTorch with benchmark=False) among
+// those that succeed, use the descriptor's math (Float: FMA only, no TF32)
+// and whose workspace the caching allocator can give; the workspace is
+// freed after the call is queued (the allocator reuses it only in stream
+// order). A transposed convolution is the same three products read the
+// other way. The bias is added, and its gradient summed, by the plugin's
+// own kernels. Where cuDNN is not usable (Note [cuDNN at run time]), the
+// input is Double, empty, or has more than INT_MAX elements, or no
+// algorithm qualifies, Float and Double take the core's decomposition
+// (aten/ConvDecompositions.h); Half and BFloat16 need cuDNN.
+
+// The thread's cuDNN handle on `device`, on its current stream.
+cudnnHandle_t handle_on_current_stream(c10::Device device, const char* op) {
+  cudnnHandle_t h = cudnn::handle(device, op);
+  cudnn::check(cudnn::library().cudnnSetStream(h, static_cast<cudaStream_t>(current_stream(device))),
+               op, "cudnnSetStream");
+  return h;
+}
+
+int64_t numel4(int64_t a, int64_t b, int64_t c, int64_t d) { return a * b * c * d; }
+
+// Whether cuDNN takes this convolution; *why says why not.
+bool cudnn_takes(const ConvGeometry& g, c10::ScalarType type, c10::Device device,
+                 std::string* why) {
+  if (!cudnn::is_supported(type)) {
+    *why = "cuDNN convolutions here take Float, Half and BFloat16";
+    return false;
+  }
+  if (g.N == 0 || g.Cx == 0 || g.Cy == 0) {
+    *why = "an empty batch or channel dimension";
+    return false;
+  }
+  const int64_t most = std::max({numel4(g.N, g.Cx, g.Hx, g.Wx), numel4(g.N, g.Cy, g.Hy, g.Wy),
+                                 numel4(g.Cy, g.Cx / g.G, g.KH, g.KW)});
+  if (most > INT_MAX) {
+    *why = "a tensor of more than INT_MAX elements";
+    return false;
+  }
+  return cudnn::usable(device, why);
+}
+
+// The first algorithm of `perfs` that qualifies (Note [CUDA convolutions]),
+// with its workspace; false when none does.
+template <typename Perf>
+bool choose(const Perf* perfs, int count, cudnnMathType_t math, c10::Device device,
+            const char* op, Perf* chosen, at::Tensor* workspace) {
+  for (int i = 0; i < count; ++i) {
+    if (perfs[i].status != CUDNN_STATUS_SUCCESS) continue;
+    if (math == CUDNN_FMA_MATH && perfs[i].mathType != CUDNN_FMA_MATH) continue;
+    try {
+      *workspace = empty_cuda({static_cast<int64_t>(perfs[i].memory > 0 ? perfs[i].memory : 1)},
+                              c10::kByte, device, op);
+    } catch (const c10::OutOfMemoryError&) {
+      continue;  // a later algorithm may need less
+    }
+    *chosen = perfs[i];
+    return true;
+  }
+  return false;
+}
+
+// Y = X (*) W.
+std::optional<at::Tensor> forward(const ConvGeometry& g, const at::Tensor& x_in,
+                                  const at::Tensor& w_in, const char* op) {
+  const cudnn::Library& lib = cudnn::library();
+  const c10::Device device = x_in.device();
+  c10::DeviceGuard guard(device);
+  const at::Tensor x = x_in.contiguous(), w = w_in.contiguous();
+  cudnn::ConvDescriptors d(g, x.scalar_type(), op);
+  cudnnHandle_t h = handle_on_current_stream(device, op);
+  cudnnConvolutionFwdAlgoPerf_t perfs[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int count = 0;
+  cudnn::check(lib.cudnnGetConvolutionForwardAlgorithm_v7(
+                   h, d.x, d.w, d.conv, d.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perfs),
+               op, "cudnnGetConvolutionForwardAlgorithm_v7");
+  cudnnConvolutionFwdAlgoPerf_t perf;
+  at::Tensor workspace;
+  if (!choose(perfs, count, d.math, device, op, &perf, &workspace)) return std::nullopt;
+  cudnn::check(lib.cudnnSetConvolutionMathType(d.conv, perf.mathType), op,
+               "cudnnSetConvolutionMathType");
+  at::Tensor y = empty_cuda({g.N, g.Cy, g.Hy, g.Wy}, x.scalar_type(), device, op);
+  const float one = 1, zero = 0;
+  cudnn::check(lib.cudnnConvolutionForward(h, &one, d.x, x.data_ptr(), d.w, w.data_ptr(), d.conv,
+                                           perf.algo, workspace.data_ptr(), perf.memory, &zero,
+                                           d.y, y.data_ptr()),
+               op, "cudnnConvolutionForward");
+  return y;
+}
+
+// dX from dY and W.
+std::optional<at::Tensor> backward_data(const ConvGeometry& g, const at::Tensor& dy_in,
+                                        const at::Tensor& w_in, const char* op) {
+  const cudnn::Library& lib = cudnn::library();
+  const c10::Device device = dy_in.device();
+  c10::DeviceGuard guard(device);
+  const at::Tensor dy = dy_in.contiguous(), w = w_in.contiguous();
+  cudnn::ConvDescriptors d(g, dy.scalar_type(), op);
+  cudnnHandle_t h = handle_on_current_stream(device, op);
+  cudnnConvolutionBwdDataAlgoPerf_t perfs[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+  int count = 0;
+  cudnn::check(lib.cudnnGetConvolutionBackwardDataAlgorithm_v7(
+                   h, d.w, d.y, d.conv, d.x, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count,
+                   perfs),
+               op, "cudnnGetConvolutionBackwardDataAlgorithm_v7");
+  cudnnConvolutionBwdDataAlgoPerf_t perf;
+  at::Tensor workspace;
+  if (!choose(perfs, count, d.math, device, op, &perf, &workspace)) return std::nullopt;
+  cudnn::check(lib.cudnnSetConvolutionMathType(d.conv, perf.mathType), op,
+               "cudnnSetConvolutionMathType");
+  at::Tensor dx = empty_cuda({g.N, g.Cx, g.Hx, g.Wx}, dy.scalar_type(), device, op);
+  const float one = 1, zero = 0;
+  cudnn::check(lib.cudnnConvolutionBackwardData(h, &one, d.w, w.data_ptr(), d.y, dy.data_ptr(),
+                                                d.conv, perf.algo, workspace.data_ptr(),
+                                                perf.memory, &zero, d.x, dx.data_ptr()),
+               op, "cudnnConvolutionBackwardData");
+  return dx;
+}
+
+// dW from X and dY.
+std::optional<at::Tensor> backward_weights(const ConvGeometry& g, const at::Tensor& x_in,
+                                           const at::Tensor& dy_in, const char* op) {
+  const cudnn::Library& lib = cudnn::library();
+  const c10::Device device = x_in.device();
+  c10::DeviceGuard guard(device);
+  const at::Tensor x = x_in.contiguous(), dy = dy_in.contiguous();
+  cudnn::ConvDescriptors d(g, x.scalar_type(), op);
+  cudnnHandle_t h = handle_on_current_stream(device, op);
+  cudnnConvolutionBwdFilterAlgoPerf_t perfs[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+  int count = 0;
+  cudnn::check(lib.cudnnGetConvolutionBackwardFilterAlgorithm_v7(
+                   h, d.x, d.y, d.conv, d.w, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count,
+                   perfs),
+               op, "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
+  cudnnConvolutionBwdFilterAlgoPerf_t perf;
+  at::Tensor workspace;
+  if (!choose(perfs, count, d.math, device, op, &perf, &workspace)) return std::nullopt;
+  cudnn::check(lib.cudnnSetConvolutionMathType(d.conv, perf.mathType), op,
+               "cudnnSetConvolutionMathType");
+  at::Tensor dw = empty_cuda({g.Cy, g.Cx / g.G, g.KH, g.KW}, x.scalar_type(), device, op);
+  const float one = 1, zero = 0;
+  cudnn::check(lib.cudnnConvolutionBackwardFilter(h, &one, d.x, x.data_ptr(), d.y, dy.data_ptr(),
+                                                  d.conv, perf.algo, workspace.data_ptr(),
+                                                  perf.memory, &zero, d.w, dw.data_ptr()),
+               op, "cudnnConvolutionBackwardFilter");
+  return dw;
+}
+
+// Half and BFloat16 have no decomposition to fall back on.
+void require_cudnn_for_half(c10::ScalarType type, const std::string& why, const char* op) {
+  TORCH_CHECK(type != c10::kHalf && type != c10::kBFloat16, op, ": a ", type,
+              " convolution on CUDA needs cuDNN, which cannot take this call (", why,
+              "). Convert the input and weight to float32 with .to(torch::kFloat).");
+}
+
+at::Tensor squeezed(const at::Tensor& t, bool one_d) { return one_d ? t.squeeze(2) : t; }
+
+at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
+                       const std::optional<at::Tensor>& bias, c10::IntArrayRef stride,
+                       c10::IntArrayRef padding, c10::IntArrayRef dilation, bool transposed,
+                       c10::IntArrayRef output_padding, int64_t groups) {
+  const char* op = "convolution";
+  const ConvPlan p = at::native::conv_plan(input, weight, bias, stride, padding, dilation,
+                                           transposed, output_padding, groups, op,
+                                           /*half_types=*/true);
+  const ConvGeometry& g = p.g;
+  std::string why;
+  std::optional<at::Tensor> out;
+  if (cudnn_takes(g, input.scalar_type(), input.device(), &why)) {
+    // A transposed convolution's output is the direct one's input gradient.
+    out = transposed ? backward_data(g, p.input, p.weight, op) : forward(g, p.input, p.weight, op);
+    if (!out) why = "no cuDNN algorithm qualifies";
+  }
+  if (!out) {
+    require_cudnn_for_half(input.scalar_type(), why, op);
+    return at::native::convolution_decomposed(input, weight, bias, stride, padding, dilation,
+                                              transposed, output_padding, groups);
+  }
+  if (bias.has_value() && bias->defined()) {
+    out->add_(bias->reshape({1, transposed ? g.Cx : g.Cy, 1, 1}));
+  }
+  return squeezed(*out, p.one_d);
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
+    const at::Tensor& grad_output, const at::Tensor& input, const at::Tensor& weight,
+    c10::OptionalIntArrayRef bias_sizes, c10::IntArrayRef stride, c10::IntArrayRef padding,
+    c10::IntArrayRef dilation, bool transposed, c10::IntArrayRef output_padding, int64_t groups,
+    const std::vector<bool>& output_mask) {
+  const char* op = "convolution_backward";
+  at::native::check_conv_output_mask(output_mask, op);
+  const ConvPlan p = at::native::conv_plan(input, weight, std::nullopt, stride, padding,
+                                           dilation, transposed, output_padding, groups, op,
+                                           /*half_types=*/true);
+  at::native::check_conv_grad(grad_output, input, p, bias_sizes, op);
+  const ConvGeometry& g = p.g;
+  const at::Tensor go = p.one_d ? grad_output.unsqueeze(2) : grad_output;
+  std::string why;
+  bool done = cudnn_takes(g, input.scalar_type(), input.device(), &why);
+  std::optional<at::Tensor> grad_input, grad_weight;
+  if (done && !transposed) {
+    if (output_mask[0]) done = (grad_input = backward_data(g, go, p.weight, op)).has_value();
+    if (done && output_mask[1]) {
+      done = (grad_weight = backward_weights(g, p.input, go, op)).has_value();
+    }
+  } else if (done) {
+    // Note [Convolution geometry]: grad_output plays X, input plays Y.
+    if (output_mask[0]) done = (grad_input = forward(g, go, p.weight, op)).has_value();
+    if (done && output_mask[1]) {
+      done = (grad_weight = backward_weights(g, go, p.input, op)).has_value();
+    }
+  }
+  if (!done) {
+    if (why.empty()) why = "no cuDNN algorithm qualifies";
+    require_cudnn_for_half(input.scalar_type(), why, op);
+    return at::native::convolution_backward_decomposed(grad_output, input, weight, bias_sizes,
+                                                       stride, padding, dilation, transposed,
+                                                       output_padding, groups, output_mask);
+  }
+  at::Tensor gi, gw, gb;
+  if (grad_input) gi = squeezed(*grad_input, p.one_d);
+  if (grad_weight) gw = squeezed(*grad_weight, p.one_d);
+  if (output_mask[2]) gb = at::sum(go, c10::IntArrayRef({0, 2, 3}));
+  return {gi, gw, gb};
+}
+
+// Whether convolutions on cuda:0 go through cuDNN (false, never a throw,
+// where there is no device or no cuDNN).
+bool cudnn_is_available() {
+  try {
+    return cudnn::usable(c10::Device(c10::kCUDA, 0));
+  } catch (const c10::Error&) {
+    return false;
+  }
+}
+
+}  // namespace
+
+TORCH_LIBRARY(ember_cuda, m) {
+  m.def("cudnn_is_available() -> bool", &cudnn_is_available);
+}
+
+TORCH_LIBRARY_IMPL(aten, CUDA, m) {
+  m.impl("convolution", TORCH_FN(convolution));
+  m.impl("convolution_backward", TORCH_FN(convolution_backward));
+}
+
+}  // namespace cuda
+}  // namespace ember

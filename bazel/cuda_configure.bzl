@@ -11,7 +11,7 @@ repository @local_cuda always exists, so BUILD files may name it anywhere:
   @local_cuda//:defs.bzl   CUDA_FOUND (bool), CUDA_PATH (string; "" when not
                            found), CUDA_VERSION (nvcc's "release X.Y", or "")
   @local_cuda//:headers    the toolkit's headers (cuda_runtime_api.h, cuBLAS)
-  @local_cuda//:cudart_static, :cublas
+  @local_cuda//:cudart_static, :cublas, :nccl
                            linked as the plugin links them: cudart statically,
                            the toolkit's libraries by rpath
 
@@ -70,6 +70,18 @@ cc_library(
     deps = [":headers"],
 )
 
+# NCCL from the toolkit, found at run time through the rpath (the NCCL
+# process group, //distributed/c10d:nccl).
+cc_library(
+    name = "nccl",
+    linkopts = [
+        "-L{path}/lib64",
+        "-Wl,-rpath,{path}/lib64",
+        "-lnccl",
+    ],
+    deps = [":headers"],
+)
+
 # cuBLAS and cuBLASLt from the toolkit, found at run time through the rpath.
 cc_library(
     name = "cublas",
@@ -94,6 +106,8 @@ cc_library(name = "headers")
 cc_library(name = "cudart_static")
 
 cc_library(name = "cublas")
+
+cc_library(name = "nccl")
 """
     ctx.file("BUILD.bazel", build)
 

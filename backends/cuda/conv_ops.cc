@@ -34,8 +34,9 @@ using at::native::ConvPlan;
 // aten/ConvUtils.h: forward, backward_data, backward_weights) is one cuDNN
 // call on contiguous NCHW tensors, with the algorithm cuDNN's heuristics
 // rank first (cudnnGet*Algorithm_v7, as PyTorch with benchmark=False) among
-// those that succeed, use the descriptor's math (Float: FMA only, no TF32)
-// and whose workspace the caching allocator can give; the workspace is
+// those that succeed, do not need tensor cores where the math is FMA (Float:
+// no TF32; the descriptor keeps CUDNN_FMA_MATH) and whose workspace the
+// caching allocator can give; the workspace is
 // freed after the call is queued (the allocator reuses it only in stream
 // order). A transposed convolution is the same three products read the
 // other way. The bias is added, and its gradient summed, by the plugin's
@@ -81,7 +82,11 @@ bool choose(const Perf* perfs, int count, cudnnMathType_t math, c10::Device devi
             const char* op, Perf* chosen, at::Tensor* workspace) {
   for (int i = 0; i < count; ++i) {
     if (perfs[i].status != CUDNN_STATUS_SUCCESS) continue;
-    if (math == CUDNN_FMA_MATH && perfs[i].mathType != CUDNN_FMA_MATH) continue;
+    // FMA required (Float): no algorithm that uses tensor cores (TF32).
+    if (math == CUDNN_FMA_MATH && (perfs[i].mathType == CUDNN_TENSOR_OP_MATH ||
+                                   perfs[i].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)) {
+      continue;
+    }
     try {
       *workspace = empty_cuda({static_cast<int64_t>(perfs[i].memory > 0 ? perfs[i].memory : 1)},
                               c10::kByte, device, op);
@@ -92,6 +97,14 @@ bool choose(const Perf* perfs, int count, cudnnMathType_t math, c10::Device devi
     return true;
   }
   return false;
+}
+
+// The math the chosen algorithm runs with: FMA stays FMA (Float: no TF32
+// even where an algorithm reports the default math), else the algorithm's.
+void set_math(const cudnn::ConvDescriptors& d, cudnnMathType_t chosen, const char* op) {
+  cudnn::check(cudnn::library().cudnnSetConvolutionMathType(
+                   d.conv, d.math == CUDNN_FMA_MATH ? CUDNN_FMA_MATH : chosen),
+               op, "cudnnSetConvolutionMathType");
 }
 
 // Y = X (*) W.
@@ -111,8 +124,7 @@ std::optional<at::Tensor> forward(const ConvGeometry& g, const at::Tensor& x_in,
   cudnnConvolutionFwdAlgoPerf_t perf;
   at::Tensor workspace;
   if (!choose(perfs, count, d.math, device, op, &perf, &workspace)) return std::nullopt;
-  cudnn::check(lib.cudnnSetConvolutionMathType(d.conv, perf.mathType), op,
-               "cudnnSetConvolutionMathType");
+  set_math(d, perf.mathType, op);
   at::Tensor y = empty_cuda({g.N, g.Cy, g.Hy, g.Wy}, x.scalar_type(), device, op);
   const float one = 1, zero = 0;
   cudnn::check(lib.cudnnConvolutionForward(h, &one, d.x, x.data_ptr(), d.w, w.data_ptr(), d.conv,
@@ -140,8 +152,7 @@ std::optional<at::Tensor> backward_data(const ConvGeometry& g, const at::Tensor&
   cudnnConvolutionBwdDataAlgoPerf_t perf;
   at::Tensor workspace;
   if (!choose(perfs, count, d.math, device, op, &perf, &workspace)) return std::nullopt;
-  cudnn::check(lib.cudnnSetConvolutionMathType(d.conv, perf.mathType), op,
-               "cudnnSetConvolutionMathType");
+  set_math(d, perf.mathType, op);
   at::Tensor dx = empty_cuda({g.N, g.Cx, g.Hx, g.Wx}, dy.scalar_type(), device, op);
   const float one = 1, zero = 0;
   cudnn::check(lib.cudnnConvolutionBackwardData(h, &one, d.w, w.data_ptr(), d.y, dy.data_ptr(),
@@ -169,8 +180,7 @@ std::optional<at::Tensor> backward_weights(const ConvGeometry& g, const at::Tens
   cudnnConvolutionBwdFilterAlgoPerf_t perf;
   at::Tensor workspace;
   if (!choose(perfs, count, d.math, device, op, &perf, &workspace)) return std::nullopt;
-  cudnn::check(lib.cudnnSetConvolutionMathType(d.conv, perf.mathType), op,
-               "cudnnSetConvolutionMathType");
+  set_math(d, perf.mathType, op);
   at::Tensor dw = empty_cuda({g.Cy, g.Cx / g.G, g.KH, g.KW}, x.scalar_type(), device, op);
   const float one = 1, zero = 0;
   cudnn::check(lib.cudnnConvolutionBackwardFilter(h, &one, d.x, x.data_ptr(), d.y, dy.data_ptr(),

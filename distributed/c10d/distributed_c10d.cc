@@ -6,6 +6,7 @@
 
 #include <climits>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <utility>
 
@@ -47,6 +48,23 @@ int env_int(const char* name, const char* what) {
   return static_cast<int>(value);
 }
 
+struct Backends {
+  std::mutex mutex;
+  std::map<std::string, ProcessGroupFactory> factories;  // under mutex
+};
+
+Backends& backends() {
+  static Backends* b = new Backends();  // registered at load, used until exit
+  return *b;
+}
+
+ProcessGroupFactory registered_backend(const std::string& name) {
+  Backends& b = backends();
+  std::lock_guard<std::mutex> lock(b.mutex);
+  const auto it = b.factories.find(name);
+  return it == b.factories.end() ? ProcessGroupFactory() : it->second;
+}
+
 bool is_loopback(const std::string& host) {
   return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
 }
@@ -54,11 +72,17 @@ bool is_loopback(const std::string& host) {
 }  // namespace
 
 void init_process_group(const std::string& backend, const InitProcessGroupOptions& options) {
-  TORCH_CHECK(backend == "gloo" || backend == "nccl",
-              "init_process_group: unknown backend '", backend, "'; expected \"gloo\" (CPU).");
-  TORCH_CHECK(backend != "nccl",
-              "init_process_group: the \"nccl\" backend needs the CUDA plugin's NCCL process "
-              "group, which Ember does not have yet; use \"gloo\".");
+  ProcessGroupFactory factory;
+  if (backend != "gloo") {
+    factory = registered_backend(backend);
+    TORCH_CHECK(factory || backend != "nccl",
+                "init_process_group: the \"nccl\" backend is not in this program: link "
+                "//distributed/c10d:nccl (it needs the CUDA toolkit), or use \"gloo\" for CPU "
+                "tensors.");
+    TORCH_CHECK(factory, "init_process_group: unknown backend '", backend,
+                "'; expected \"gloo\" (CPU), \"nccl\" (CUDA) or one registered with "
+                "register_process_group_backend.");
+  }
   DefaultGroup& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);
   TORCH_CHECK(!s.group, "init_process_group: the default process group is already initialized; "
@@ -102,6 +126,15 @@ void init_process_group(const std::string& backend, const InitProcessGroupOption
   store_options.timeout = options.timeout;
   auto store = c10::make_intrusive<c10d::TCPStore>(host, store_options);
   auto prefixed = c10::make_intrusive<c10d::PrefixStore>("default_pg", store);
+  if (factory) {
+    c10::intrusive_ptr<c10d::ProcessGroup> group =
+        factory(c10::intrusive_ptr<c10d::Store>(prefixed), rank, world_size, options.timeout);
+    TORCH_CHECK(group, "init_process_group: backend '", backend, "' made no group.");
+    s.store = store;
+    s.prefixed = prefixed;
+    s.group = group;
+    return;
+  }
   c10d::ProcessGroupGloo::Options gloo;
   gloo.timeout = options.timeout;
   gloo.iface = env("GLOO_SOCKET_IFNAME");
@@ -119,6 +152,15 @@ void init_process_group(const std::string& backend, const InitProcessGroupOption
   s.store = store;
   s.prefixed = prefixed;
   s.group = group;
+}
+
+void register_process_group_backend(const std::string& name, ProcessGroupFactory factory) {
+  TORCH_CHECK(!name.empty() && name != "gloo", "register_process_group_backend: the name '", name,
+              "' cannot be registered (\"gloo\" is built in; a name is not empty).");
+  TORCH_CHECK(factory, "register_process_group_backend: the factory for '", name, "' is empty.");
+  Backends& b = backends();
+  std::lock_guard<std::mutex> lock(b.mutex);
+  b.factories[name] = std::move(factory);
 }
 
 bool is_initialized() {

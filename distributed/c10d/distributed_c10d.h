@@ -18,6 +18,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -36,13 +37,23 @@ struct InitProcessGroupOptions {
   std::chrono::milliseconds timeout = std::chrono::minutes(30);
 };
 
-// Starts the default group with `backend` ("gloo"; "nccl" needs the CUDA
-// plugin's NCCL group, not built yet, and says so). Throws c10::Error with
+// Starts the default group with `backend`: "gloo" (CPU tensors), or "nccl"
+// (CUDA tensors) in a program that links //distributed/c10d:nccl (else the
+// error says so), or any backend registered below. Throws c10::Error with
 // what is missing or wrong; a second call without destroy_process_group()
 // is an error.
 void init_process_group(const std::string& backend = "gloo",
                         const InitProcessGroupOptions& options = InitProcessGroupOptions());
 bool is_initialized();
+
+// A process-group backend a library linked into the program adds
+// (ProcessGroupNCCL.cc registers "nccl" at load): init_process_group(name)
+// makes its group with the rendezvous store (under the default prefix), the
+// rank, the size and the timeout. "gloo" is built in and cannot be replaced.
+using ProcessGroupFactory = std::function<c10::intrusive_ptr<c10d::ProcessGroup>(
+    const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
+    std::chrono::milliseconds timeout)>;
+void register_process_group_backend(const std::string& name, ProcessGroupFactory factory);
 // Ends the default group (after its queued collectives) and its store.
 void destroy_process_group();
 // The default group; throws if init_process_group() was not called.

@@ -325,7 +325,48 @@ TEST(ProcessGroupGloo, WithoutAGroupTheFunctionsSaySo) {
     EXPECT_THAT(errorOf([&] { dist::init_process_group("gloo", o); }),
                 HasSubstr("init_method 'file:///tmp/x' is not supported"));
     EXPECT_THAT(errorOf([] { dist::init_process_group("nccl"); }),
-                HasSubstr("the \"nccl\" backend needs the CUDA plugin's NCCL process group"));
+                HasSubstr("the \"nccl\" backend is not in this program: link "
+                          "//distributed/c10d:nccl"));
+    const dist::ProcessGroupFactory none;
+    EXPECT_THAT(errorOf([&] { dist::register_process_group_backend("gloo", none); }),
+                HasSubstr("the name 'gloo' cannot be registered"));
+    EXPECT_THAT(errorOf([&] { dist::register_process_group_backend("mine", none); }),
+                HasSubstr("the factory for 'mine' is empty"));
+  });
+  EXPECT_THAT(codes, Each(0));
+}
+
+// A backend registered by a library (as ProcessGroupNCCL.cc registers
+// "nccl") is what init_process_group(name) makes, over the rendezvous store
+// with the rank, size and timeout: here one that wraps Gloo, on 2 ranks.
+TEST(InitProcessGroup, MakesARegisteredBackendsGroup) {
+  const int port = free_port();
+  auto codes = run_workers(2, [port](int rank, const auto&) {
+    int made = 0;
+    dist::register_process_group_backend(
+        "wrapped_gloo", [&made, rank](const c10::intrusive_ptr<c10d::Store>& store, int r,
+                                      int size, std::chrono::milliseconds timeout) {
+          ++made;
+          EXPECT_EQ(r, rank);
+          EXPECT_EQ(size, 2);
+          EXPECT_EQ(timeout, std::chrono::milliseconds(12345));
+          c10d::ProcessGroupGloo::Options options;
+          options.timeout = timeout;
+          return c10::intrusive_ptr<c10d::ProcessGroup>(
+              c10::make_intrusive<c10d::ProcessGroupGloo>(store, r, size, options));
+        });
+    dist::InitProcessGroupOptions o;
+    o.init_method = "tcp://127.0.0.1:" + std::to_string(port);
+    o.rank = rank;
+    o.world_size = 2;
+    o.timeout = std::chrono::milliseconds(12345);
+    dist::init_process_group("wrapped_gloo", o);
+    EXPECT_EQ(made, 1);
+    EXPECT_EQ(dist::default_pg()->getBackendName(), "gloo");
+    at::Tensor t = at::full({3}, static_cast<double>(rank + 1));
+    dist::all_reduce(t);
+    EXPECT_TRUE(t.equal(at::full({3}, 3.0)));
+    dist::destroy_process_group();
   });
   EXPECT_THAT(codes, Each(0));
 }

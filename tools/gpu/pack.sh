@@ -18,7 +18,7 @@ OPS_SUITES=${OPS_SUITES:-"arithmetic_test conversion_test factories_test pointwi
   pointwise_binary_test pointwise_ternary_test pointwise_unary_test reductions_test
   nn_softmax_test nn_loss_test shape_test indexing_sort_test"}
 ./bazelw build -c opt //tests/backends/cuda:cuda_gpu_test //tools/bench:cuda_bench //tools:train \
-  $(for s in $OPS_SUITES; do echo "//tests/ops:$s"; done)
+  //tests/distributed:nccl_test $(for s in $OPS_SUITES; do echo "//tests/ops:$s"; done)
 B=$ROOT/bazel-bin
 P=$(mktemp -d)
 trap 'rm -rf "$P"' EXIT
@@ -31,14 +31,18 @@ done
 # Every library the programs load from the system, except glibc's and the
 # compiler runtime (resolved in bazel-bin, where the runfiles paths hold).
 for prog in tests/backends/cuda/cuda_gpu_test tools/bench/cuda_bench tools/train \
-            backends/cpu/libember_cpu.so backends/cuda/libember_cuda.so; do
+            tests/distributed/nccl_test backends/cpu/libember_cpu.so backends/cuda/libember_cuda.so; do
   ldd "$B/$prog" | awk '$3 ~ /^\/lib/ {print $3}'
 done | sort -u | grep -v -E '/(libc|libm|libstdc\+\+|libgcc_s|libpthread|libdl|librt)\.so' |
   xargs -I{} cp -L {} lib/
 mkdir -p ops/lib
-for s in $OPS_SUITES; do
-  cp -L "$B/tests/ops/$s" ops/
-  find -L "$B/tests/ops/$s.runfiles/ember/_solib_k8" -name '*.so' | while read -r so; do
+# The NCCL group's test (one rank) goes with the suites: the plugins from
+# cuda_gpu_test's runfiles, its other shared objects in ops/lib.
+for s in $OPS_SUITES nccl_test; do
+  dir=tests/ops
+  [ "$s" = nccl_test ] && dir=tests/distributed
+  cp -L "$B/$dir/$s" ops/
+  find -L "$B/$dir/$s.runfiles/ember/_solib_k8" -name '*.so' | while read -r so; do
     name=$(basename "$so")
     if [ -z "$(find cuda_gpu_test.runfiles -name "$name" -print -quit)" ]; then
       cp -L "$so" ops/lib/

@@ -34,7 +34,7 @@ timeout 180 ./train --device=cuda --model=cnn --epochs=1 --progress=quiet --data
   2>&1 | tee "$OUT/train_cnn_cuda.log"
 # The op-conformance suites on cuda:0 only; the plugins come from
 # cuda_gpu_test's runfiles. A failure names the op, dtype and layout.
-for s in ops/*_test; do
+for s in $(ls ops/*_test | grep -v nccl_test); do
   name=$(basename "$s")
   RUNFILES_DIR=$W/cuda_gpu_test.runfiles LD_LIBRARY_PATH=$W/ops/lib:$LD_LIBRARY_PATH \
     EMBER_CONFORMANCE_DEVICES=cuda:0 timeout 120 "./$s" --gtest_filter='*cuda0*' \
@@ -43,6 +43,11 @@ for s in ops/*_test; do
     "$(grep -cE '^\[  FAILED  \] .*\(' "$OUT/ops_$name.log") failed," \
     "$(grep -cE '^\[  SKIPPED \]' "$OUT/ops_$name.log") skipped"
 done
+# ProcessGroupNCCL on one rank (tests/distributed/nccl_test.cc).
+RUNFILES_DIR=$W/cuda_gpu_test.runfiles LD_LIBRARY_PATH=$W/ops/lib:$LD_LIBRARY_PATH \
+  timeout 120 ./ops/nccl_test > "$OUT/nccl_test.log" 2>&1
+echo "nccl_test rc=$? $(grep -cE '^\[       OK \]' "$OUT/nccl_test.log") ok," \
+  "$(grep -cE '^\[  SKIPPED \]' "$OUT/nccl_test.log") skipped"
 CS=$(command -v compute-sanitizer || echo "$CUDA_HOME/bin/compute-sanitizer")
 timeout 120 "$CS" --tool memcheck --leak-check no ./cuda_gpu_test 2>&1 | tail -3 | tee "$OUT/memcheck.log"
 timeout 120 ./cuda_bench --benchmark_repetitions=3 --benchmark_report_aggregates_only=true 2>&1 |

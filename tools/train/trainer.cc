@@ -242,7 +242,8 @@ void validate(const Config& c) {
 // --device=cuda: See Note [Training on CUDA].
 void check_cuda_config(const Config& config, const DataParallel& dp) {
   TORCH_CHECK(!dp.active(), "train: --device=cuda with several processes needs the NCCL "
-              "process group, which is not built yet; train on one process, or on the CPU");
+              "process group, which //tools:train does not use yet (the group itself is "
+              "//distributed/c10d:nccl); train on one process, or on the CPU");
   TORCH_CHECK(!config.memory_report, "train: --memory-report measures the CPU allocator; it "
               "is not available with --device=cuda (see c10::cuda::CUDACachingAllocator::"
               "memory_summary)");

@@ -5,6 +5,8 @@
 //     one write), into a preallocated output and into a new one;
 //   - cuBLAS SGEMM 4096^3 called directly against at::mm 4096 (default math
 //     mode on both: no TF32, as PyTorch's default);
+//   - convolutions through cuDNN against the core's decomposition, and a
+//     transposing copy (the general elementwise kernel);
 //   - the host time of a 1-element `add` (dispatch, the iterator, the
 //     allocator, the launch; Note [Measuring host time on a GPU]) against
 //     one cudaMemsetAsync.
@@ -19,8 +21,11 @@
 #include <cuda_runtime.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
+#include <vector>
 
+#include "aten/ConvDecompositions.h"
 #include "c10/core/DeviceGuard.h"
 
 #include <ATen/cuda/CUDAEvent.h>
@@ -198,6 +203,50 @@ void BM_CurrentStreamAndGuard(benchmark::State& state) {
 BENCHMARK(BM_CurrentStreamAndGuard)->UseRealTime()->Iterations(20000)->Unit(benchmark::kMicrosecond);
 
 // The same on the CPU plugin, for scale.
+// The CNN's second convolution (batch 64, 16 -> 32 channels, 14x14, 3x3
+// pad 1) forward and its two gradients: through the plugin (cuDNN where
+// torch::cuda::cudnn_is_available(), Note [CUDA convolutions]) against the
+// core's decomposition called directly, in the same run. 2 * 64 * 32 * 14 *
+// 14 * 16 * 9 FLOP per product.
+constexpr double kConvFlops = 2.0 * 64 * 32 * 14 * 14 * 16 * 9;
+
+template <bool kDecomposed>
+void BM_Conv2dStep(benchmark::State& state) {
+  if (skip_without_device(state)) return;
+  state.SetLabel(kDecomposed ? "decomposition"
+                             : (torch::cuda::cudnn_is_available() ? "cudnn" : "no cudnn"));
+  const at::Tensor x = at::randn({64, 16, 14, 14}, on_gpu());
+  const at::Tensor w = at::randn({32, 16, 3, 3}, on_gpu());
+  const at::Tensor gy = at::randn({64, 32, 14, 14}, on_gpu());
+  const std::vector<int64_t> one = {1};
+  time_on_device(state, [&] {
+    if (kDecomposed) {
+      benchmark::DoNotOptimize(at::native::convolution_decomposed(x, w, {}, one, one, one, false,
+                                                                  {0}, 1));
+      benchmark::DoNotOptimize(at::native::convolution_backward_decomposed(
+          gy, x, w, std::nullopt, one, one, one, false, {0}, 1, {true, true, false}));
+    } else {
+      benchmark::DoNotOptimize(at::convolution(x, w, {}, one, one, one, false, {0}, 1));
+      benchmark::DoNotOptimize(at::convolution_backward(gy, x, w, std::nullopt, one, one, one,
+                                                        false, {0}, 1, {true, true, false}));
+    }
+  });
+  flops_per_second(state, 3 * kConvFlops);
+}
+BENCHMARK_TEMPLATE(BM_Conv2dStep, false)->UseManualTime()->Iterations(20)->Unit(benchmark::kMillisecond);
+BENCHMARK_TEMPLATE(BM_Conv2dStep, true)->UseManualTime()->Iterations(20)->Unit(benchmark::kMillisecond);
+
+// A transposing copy of 16M floats (the general kernel's 32-bit offsets,
+// Note [CUDA 32-bit indexing]) against the dense copy's memcpy anchor above.
+void BM_TransposedCopy16M(benchmark::State& state) {
+  if (skip_without_device(state)) return;
+  const at::Tensor src = at::ones({4096, 4096}, on_gpu());
+  at::Tensor dst = at::empty({4096, 4096}, on_gpu());
+  time_on_device(state, [&] { dst.copy_(src.t()); });
+  bytes_per_second(state, 2.0 * static_cast<double>(kElems) * sizeof(float));
+}
+BENCHMARK(BM_TransposedCopy16M)->UseManualTime()->Iterations(50)->Unit(benchmark::kMicrosecond);
+
 void BM_AddOneElementCpu(benchmark::State& state) {
   const at::Tensor a = at::ones({1}), b = at::ones({1});
   for (auto _ : state) benchmark::DoNotOptimize(at::add(a, b));

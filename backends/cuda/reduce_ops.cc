@@ -15,6 +15,7 @@
 #include "aten/ReduceUtils.h"
 #include "aten/Tensor.h"
 #include "backends/cuda/CUDAIterator.h"
+#include "backends/cuda/kernels/sum_plan.h"
 #include "c10/core/DeviceGuard.h"
 #include "registration/library.h"
 
@@ -32,11 +33,18 @@ void check_input(const at::Tensor& self, const char* op) {
 
 // Note [CUDA sum over dimensions]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-// The kept dimensions are moved first and the reduced ones last, the result
-// is made contiguous (one device copy unless it already is), and each row
-// of the rows×cols matrix is reduced by one block. Simple and deterministic;
-// not tuned (an input reduced over its leading dimension pays the copy, and
-// many short rows leave most of a block idle).
+// A contiguous input is summed where it lies (kernels/sum_plan.h): each run
+// of adjacent reduced dimensions is one stage over an [outer, rows, inner]
+// view, the innermost run first, a trailing run by one block per row
+// (launch_sum_rows), any other by 32 columns per block (launch_sum_middle,
+// Note [CUDA middle sums]); so bias gradients (sum over dim 0) and batch
+// statistics (over 0, 2, 3 of NCHW) read their input once, with no copy.
+// Stages after the first read the previous stage's accumulators. A middle
+// stage with fewer than 32 columns, or a non-contiguous input, takes the
+// general path: the kept dimensions moved first and the reduced ones last,
+// made contiguous (one device copy unless it already is), each row of the
+// rows×cols matrix reduced by one block. Deterministic either way: the
+// same input gives the same bits on every run.
 struct Rows {
   at::Tensor matrix;
   int64_t rows = 1;
@@ -140,6 +148,9 @@ at::Tensor sum(const at::Tensor& self, std::optional<c10::ScalarType> dtype) {
   return acc_type == out_type ? out : out.to(out_type);
 }
 
+// A middle stage needs a warp's worth of columns for coalesced reads.
+constexpr int64_t kMinMiddleColumns = 32;
+
 at::Tensor sum_dim(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
                    std::optional<c10::ScalarType> dtype) {
   check_input(self, "sum");
@@ -149,15 +160,44 @@ at::Tensor sum_dim(const at::Tensor& self, at::OptionalIntArrayRef dim, bool kee
   const c10::ScalarType out_type = dtype.value_or(integral ? c10::kLong : in_type);
   const at::Tensor input =
       (dtype.has_value() && *dtype != in_type) ? self.to(out_type) : self;
-  const Rows m = rows_of(input, mask);
   const c10::ScalarType acc_type = sum_acc_type(input.scalar_type());
   const kernels::Dtype kd = kernel_dtype(input.scalar_type(), "sum", KernelDtypes::kAll);
-  at::Tensor out = empty_cuda(at::native::reduce_shape(self, mask, keepdim), acc_type,
-                              self.device(), "sum");
+  const std::vector<int64_t> out_shape = at::native::reduce_shape(self, mask, keepdim);
   c10::DeviceGuard guard(self.device());
+  void* stream = current_stream(self.device());
+  const std::vector<kernels::SumStage> stages =
+      input.is_contiguous() && input.dim() > 0
+          ? kernels::plan_sum(input.sizes().vec(), mask, kMinMiddleColumns)
+          : std::vector<kernels::SumStage>();
+  if (!stages.empty()) {
+    at::Tensor in = input;
+    kernels::Dtype in_kd = kd;
+    for (const kernels::SumStage& st : stages) {
+      at::Tensor out = empty_cuda({st.outer * st.inner}, acc_type, self.device(), "sum");
+      if (st.inner == 1) {
+        CUDAIterator::check_launch("sum", kernels::launch_sum_rows(in.data_ptr(), out.data_ptr(),
+                                                                   st.outer, st.rows, in_kd,
+                                                                   stream));
+      } else {
+        const int64_t elems = kernels::sum_middle_workspace_elems(st.outer, st.rows, st.inner);
+        const at::Tensor workspace =
+            elems > 0 ? empty_cuda({elems}, acc_type, self.device(), "sum") : at::Tensor();
+        CUDAIterator::check_launch(
+            "sum", kernels::launch_sum_middle(in.data_ptr(), out.data_ptr(),
+                                              elems > 0 ? workspace.data_ptr() : nullptr,
+                                              st.outer, st.rows, st.inner, in_kd, stream));
+      }
+      in = out;
+      in_kd = kernel_dtype(acc_type, "sum", KernelDtypes::kAll);
+    }
+    at::Tensor out = in.reshape(out_shape);
+    return acc_type == out_type ? out : out.to(out_type);
+  }
+  const Rows m = rows_of(input, mask);
+  at::Tensor out = empty_cuda(out_shape, acc_type, self.device(), "sum");
   CUDAIterator::check_launch(
       "sum", kernels::launch_sum_rows(m.matrix.data_ptr(), out.data_ptr(), m.rows, m.cols,
-                                      kd, current_stream(self.device())));
+                                      kd, stream));
   return acc_type == out_type ? out : out.to(out_type);
 }
 

@@ -147,6 +147,18 @@ std::string launch_sum(const void* in, void* out, void* workspace, int64_t n,
 std::string launch_sum_rows(const void* in, void* out, int64_t rows, int64_t cols,
                             Dtype dtype, void* stream);
 
+// out[o * inner + i] = sum over r < rows of in[(o * rows + r) * inner + i]
+// for the contiguous [outer, rows, inner] array at `in`: the middle
+// dimension summed in place (a stage of kernels/sum_plan.h), with the
+// accumulation types of launch_sum. Columns of 32 consecutive elements per
+// warp; when outer * inner is too small to fill the GPU and rows is long,
+// the rows are split into slices whose partial sums (in `workspace`,
+// sum_middle_workspace_elems(...) accumulators) a second launch adds, in
+// slice order (deterministic).
+int64_t sum_middle_workspace_elems(int64_t outer, int64_t rows, int64_t inner);
+std::string launch_sum_middle(const void* in, void* out, void* workspace, int64_t outer,
+                              int64_t rows, int64_t inner, Dtype dtype, void* stream);
+
 // Note [CUDA row reductions]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // The reductions other than sum: the host makes the input a contiguous

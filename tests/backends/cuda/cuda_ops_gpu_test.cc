@@ -284,6 +284,41 @@ TEST_F(Gpu, ReductionsMatchTheCpu) {
               HasSubstr("std and var only support floating point"));
 }
 
+// Sums of contiguous inputs over leading and middle dims run where the
+// elements lie (Note [CUDA sum over dimensions]): a bias gradient, batch
+// statistics over (0, 2, 3), a middle run, long columns split into slices,
+// fewer than 32 columns (the general path), integers exactly, Half and Bool,
+// empty dims, keepdim and dtype=.
+TEST_F(Gpu, SumsOverLeadingAndMiddleDimsMatchTheCpu) {
+  struct Case {
+    std::vector<int64_t> sizes;
+    std::vector<int64_t> dims;
+  };
+  const std::vector<Case> cases = {
+      {{128, 512}, {0}},         {{64, 32, 14, 14}, {0, 2, 3}}, {{2, 3, 4, 50}, {1, 2}},
+      {{100000, 64}, {0}},       {{3000, 33}, {0}},             {{1000, 4}, {0}},
+      {{5, 0, 40}, {1}},         {{0, 40}, {0}},                {{7, 40, 3}, {0, 2}},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(::testing::PrintToString(c.sizes) + " over " + ::testing::PrintToString(c.dims));
+    const at::Tensor i = at::randint(-1000, 1000, c.sizes);
+    EXPECT_TRUE(at::equal(at::sum(i.to(cuda), c.dims).cpu(), at::sum(i, c.dims)));
+    const at::Tensor f = randn(c.sizes);
+    expect_close(at::sum(f.to(cuda), c.dims), at::sum(f, c.dims), 1e-5, 1e-4);
+    expect_close(at::sum(f.to(cuda), c.dims, /*keepdim=*/true), at::sum(f, c.dims, true), 1e-5,
+                 1e-4);
+    const at::Tensor h = f.to(c10::kHalf);
+    expect_close(at::sum(h.to(cuda), c.dims), at::sum(h, c.dims), 1e-2, 1e-1);
+    const at::Tensor b = f.gt(0);
+    EXPECT_TRUE(at::equal(at::sum(b.to(cuda), c.dims).cpu(), at::sum(b, c.dims)));  // Long
+    expect_close(at::sum(i.to(cuda), c.dims, false, c10::kDouble),
+                 at::sum(i, c.dims, false, c10::kDouble), 0, 0);
+  }
+  // Run twice, the same bits (no atomics).
+  const at::Tensor f = randn({100000, 64}).to(cuda);
+  EXPECT_TRUE(at::equal(at::sum(f, {0}).cpu(), at::sum(f, {0}).cpu()));
+}
+
 // mse_loss, binary_cross_entropy and layer_norm through their
 // CompositeExplicitAutograd decompositions (aten/LossDecompositions.h,
 // NormDecompositions.h), with gradients.

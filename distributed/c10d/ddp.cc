@@ -222,14 +222,17 @@ void check_same_model(DistributedDataParallel::Impl& s) {
     mix(p.dim());
     for (int64_t d : p.sizes()) mix(d);
   }
-  at::Tensor mine = at::empty({2}, at::kLong);
-  mine.data_ptr<int64_t>()[0] = static_cast<int64_t>(s.params.size());
-  mine.data_ptr<int64_t>()[1] = static_cast<int64_t>(hash);
+  // On the parameters' device: a CUDA model's group (NCCL) takes CUDA tensors.
+  const at::TensorOptions on = at::TensorOptions().dtype(at::kLong).device(s.params[0].device());
+  at::Tensor counted = at::empty({2}, at::kLong);
+  counted.data_ptr<int64_t>()[0] = static_cast<int64_t>(s.params.size());
+  counted.data_ptr<int64_t>()[1] = static_cast<int64_t>(hash);
   const int world = s.pg->getSize();
   std::vector<std::vector<at::Tensor>> all(1);
-  for (int r = 0; r < world; ++r) all[0].push_back(at::empty({2}, at::kLong));
-  std::vector<at::Tensor> in = {mine};
+  for (int r = 0; r < world; ++r) all[0].push_back(at::empty({2}, on));
+  std::vector<at::Tensor> in = {counted.to(on.device())};
   s.pg->allgather(all, in)->wait();
+  for (at::Tensor& t : all[0]) t = t.cpu();
   for (int r = 1; r < world; ++r) {
     const int64_t count0 = all[0][0][0].item<int64_t>(), count = all[0][r][0].item<int64_t>();
     TORCH_CHECK(count0 == count && all[0][0][1].item<int64_t>() == all[0][r][1].item<int64_t>(),

@@ -163,6 +163,10 @@ void register_process_group_backend(const std::string& name, ProcessGroupFactory
   b.factories[name] = std::move(factory);
 }
 
+bool is_backend_available(const std::string& name) {
+  return name == "gloo" || static_cast<bool>(registered_backend(name));
+}
+
 bool is_initialized() {
   DefaultGroup& s = state();
   std::lock_guard<std::mutex> lock(s.mutex);

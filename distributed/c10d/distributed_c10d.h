@@ -54,6 +54,10 @@ using ProcessGroupFactory = std::function<c10::intrusive_ptr<c10d::ProcessGroup>
     const c10::intrusive_ptr<c10d::Store>& store, int rank, int size,
     std::chrono::milliseconds timeout)>;
 void register_process_group_backend(const std::string& name, ProcessGroupFactory factory);
+// Whether init_process_group(name) can make a group in this program
+// ("gloo" always; "nccl" where //distributed/c10d:nccl is linked).
+bool is_backend_available(const std::string& name);
+inline bool is_nccl_available() { return is_backend_available("nccl"); }
 // Ends the default group (after its queued collectives) and its store.
 void destroy_process_group();
 // The default group; throws if init_process_group() was not called.

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -303,6 +304,21 @@ TEST(Train, BadFlagValues) {
   EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
               AllOf(HasSubstr("--device=cuda, but "), HasSubstr("use --device=cpu")));
   c.model = "mlp";
+  // Several processes on CUDA (NCCL, a GPU each): checked before any
+  // rendezvous; without a device the device error comes first.
+  ::setenv("WORLD_SIZE", "2", 1);
+  ::setenv("RANK", "1", 1);
+  ::setenv("LOCAL_WORLD_SIZE", "2", 1);
+  const std::string several = ember_test::errorOf([&] { tools::train::train(c, out); });
+  ::unsetenv("WORLD_SIZE");
+  ::unsetenv("RANK");
+  ::unsetenv("LOCAL_WORLD_SIZE");
+  if (!torch::cuda::is_available()) {
+    EXPECT_THAT(several, AllOf(HasSubstr("--device=cuda, but "), HasSubstr("use --device=cpu")));
+  } else if (torch::cuda::device_count() < 2) {
+    EXPECT_THAT(several, HasSubstr("--device=cuda with 2 processes on this machine needs a GPU "
+                                   "for each (NCCL runs one rank per GPU), but it has 1"));
+  }
   c.memory_report = true;
   EXPECT_THAT(ember_test::errorOf([&] { tools::train::train(c, out); }),
               HasSubstr("--memory-report measures the CPU allocator"));

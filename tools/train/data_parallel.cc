@@ -21,7 +21,10 @@ namespace train {
 // scaled by shard_loss_scale, so the averaged gradient is the global
 // batch's even when the batch does not split evenly: one process with the
 // same global batch computes the same steps, to float rounding. Rank 0 alone
-// prints, evaluates, and writes checkpoints and the other outputs.
+// prints, evaluates, and writes checkpoints and the other outputs. With
+// --device=cuda the group is NCCL's (where //distributed/c10d:nccl is linked:
+// builds with the CUDA toolkit) and each process takes the GPU of its
+// LOCAL_RANK, one per process; on the CPU it is Gloo's.
 
 namespace {
 
@@ -42,6 +45,7 @@ DataParallel data_parallel_from_env() {
   dp.world = env_int("WORLD_SIZE", 1);
   dp.rank = env_int("RANK", 0);
   dp.local_world = env_int("LOCAL_WORLD_SIZE", dp.world);
+  dp.local_rank = env_int("LOCAL_RANK", dp.local_world > 0 ? dp.rank % dp.local_world : 0);
   TORCH_CHECK(dp.world >= 1 && dp.rank < dp.world, "train: RANK=", dp.rank,
               " is not a rank of WORLD_SIZE=", dp.world, ".");
   TORCH_CHECK(dp.local_world >= 1, "train: LOCAL_WORLD_SIZE must be at least 1.");
@@ -53,7 +57,7 @@ void join(const DataParallel& dp) {
   torch::distributed::InitProcessGroupOptions o;
   o.rank = dp.rank;
   o.world_size = dp.world;
-  torch::distributed::init_process_group("gloo", o);
+  torch::distributed::init_process_group(dp.backend, o);
 }
 
 void leave(const DataParallel& dp) {
@@ -62,10 +66,11 @@ void leave(const DataParallel& dp) {
   torch::distributed::destroy_process_group();
 }
 
-void sum_over_ranks(const DataParallel& dp, std::vector<double>& values) {
+void sum_over_ranks(const DataParallel& dp, std::vector<double>& values, c10::Device device) {
   if (!dp.active()) return;
-  at::Tensor t = at::tensor(values, at::kDouble);
+  at::Tensor t = at::tensor(values, at::kDouble).to(device);
   torch::distributed::all_reduce(t);
+  t = t.cpu();
   for (size_t i = 0; i < values.size(); ++i) values[i] = t[static_cast<int64_t>(i)].item<double>();
 }
 

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include <torch/torch.h>
@@ -18,6 +19,10 @@ struct DataParallel {
   int world = 1;        // WORLD_SIZE
   int rank = 0;         // RANK
   int local_world = 1;  // LOCAL_WORLD_SIZE: processes on this machine
+  int local_rank = 0;   // LOCAL_RANK: this process's place on this machine
+  // The process group's backend: "gloo" (CPU), or "nccl" with --device=cuda
+  // (the trainer sets it; See Note [Data-parallel training]).
+  std::string backend = "gloo";
   bool active() const { return world > 1; }
   bool main() const { return rank == 0; }
 };
@@ -26,13 +31,15 @@ struct DataParallel {
 // Throws c10::Error for values that are not a rank of a group.
 DataParallel data_parallel_from_env();
 
-// Joins the job's process group (Gloo, rendezvous at MASTER_ADDR:MASTER_PORT)
-// when active; leave() waits for every rank and leaves it.
+// Joins the job's process group (dp.backend, rendezvous at
+// MASTER_ADDR:MASTER_PORT) when active; leave() waits for every rank and
+// leaves it.
 void join(const DataParallel& dp);
 void leave(const DataParallel& dp);
 
-// Sums `values` over the ranks (in place) when active.
-void sum_over_ranks(const DataParallel& dp, std::vector<double>& values);
+// Sums `values` over the ranks (in place) when active (through a tensor on
+// `device`: NCCL takes CUDA tensors only).
+void sum_over_ranks(const DataParallel& dp, std::vector<double>& values, c10::Device device);
 
 // torch::data sampler: the permutation of a RandomSampler (drawn from the
 // global generator, so the same on every rank), cut into global batches of

@@ -240,10 +240,7 @@ void validate(const Config& c) {
 }
 
 // --device=cuda: See Note [Training on CUDA].
-void check_cuda_config(const Config& config, const DataParallel& dp) {
-  TORCH_CHECK(!dp.active(), "train: --device=cuda with several processes needs the NCCL "
-              "process group, which //tools:train does not use yet (the group itself is "
-              "//distributed/c10d:nccl); train on one process, or on the CPU");
+void check_cuda_config(const Config& config, DataParallel& dp) {
   TORCH_CHECK(!config.memory_report, "train: --memory-report measures the CPU allocator; it "
               "is not available with --device=cuda (see c10::cuda::CUDACachingAllocator::"
               "memory_summary)");
@@ -253,13 +250,25 @@ void check_cuda_config(const Config& config, const DataParallel& dp) {
                   : "Ember's CUDA plugin is not available in this build (it is built where "
                     "the CUDA Toolkit is installed)",
               "; use --device=cpu");
+  if (!dp.active()) return;
+  // Several processes: NCCL, a GPU each (See Note [Data-parallel training]).
+  TORCH_CHECK(torch::distributed::is_nccl_available(), "train: --device=cuda with several "
+              "processes needs the NCCL process group, which this build does not have (it is "
+              "linked where the CUDA Toolkit is installed); train on one process, or on the CPU");
+  const int64_t devices = static_cast<int64_t>(torch::cuda::device_count());
+  TORCH_CHECK(dp.local_world <= devices, "train: --device=cuda with ", dp.local_world,
+              " processes on this machine needs a GPU for each (NCCL runs one rank per GPU), "
+              "but it has ", devices, "; pass --nproc=", devices, " or fewer");
+  dp.backend = "nccl";
+  c10::impl::getDeviceGuardImpl(c10::kCUDA)->setDevice(
+      c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(dp.local_rank)));
 }
 
 Result train(const Config& config, std::ostream& main_out) {
   validate(config);
   // Several processes: See Note [Data-parallel training] in data_parallel.cc.
   // Only rank 0 prints and writes files.
-  const DataParallel dp = data_parallel_from_env();
+  DataParallel dp = data_parallel_from_env();
   if (config.device == "cuda") check_cuda_config(config, dp);
   NullStream quiet;
   std::ostream& out = dp.main() ? main_out : quiet;
@@ -486,7 +495,7 @@ Result train_rank(const Config& config, std::ostream& out, const DataParallel& d
     e.seconds = std::chrono::duration<double>(Clock::now() - start).count();
     // Several processes: the whole job's loss and samples.
     std::vector<double> totals = {loss_sum, static_cast<double>(seen)};
-    sum_over_ranks(dp, totals);
+    sum_over_ranks(dp, totals, device);
     e.train_loss = totals[0] / std::max(totals[1], 1.0);
     e.samples_per_second = totals[1] / e.seconds;
     // Measured once, by rank 0.

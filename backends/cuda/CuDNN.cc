@@ -48,6 +48,7 @@ Library load() {
   EMBER_CUDNN_RESOLVE(cudnnSetStream)
   EMBER_CUDNN_RESOLVE(cudnnCreateTensorDescriptor)
   EMBER_CUDNN_RESOLVE(cudnnSetTensor4dDescriptor)
+  EMBER_CUDNN_RESOLVE(cudnnGetTensor4dDescriptor)
   EMBER_CUDNN_RESOLVE(cudnnDestroyTensorDescriptor)
   EMBER_CUDNN_RESOLVE(cudnnCreateFilterDescriptor)
   EMBER_CUDNN_RESOLVE(cudnnSetFilter4dDescriptor)
@@ -169,9 +170,9 @@ int to_int(int64_t v, const char* op, const char* what) {
 }  // namespace
 
 ConvDescriptors::ConvDescriptors(const at::native::ConvGeometry& g, c10::ScalarType type,
-                                 const char* op) {
+                                 const char* op, bool nhwc) {
   try {
-    init(g, type, op);
+    init(g, type, op, nhwc);
   } catch (...) {
     release();
     throw;
@@ -179,24 +180,25 @@ ConvDescriptors::ConvDescriptors(const at::native::ConvGeometry& g, c10::ScalarT
 }
 
 void ConvDescriptors::init(const at::native::ConvGeometry& g, c10::ScalarType type,
-                           const char* op) {
+                           const char* op, bool nhwc) {
   const Library& lib = library();
   TORCH_CHECK(lib.available, op, ": cuDNN is not available: ", lib.reason, ".");
   const cudnnDataType_t dt = data_type(type);
+  const cudnnTensorFormat_t format = nhwc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW;
   check(lib.cudnnCreateTensorDescriptor(&x), op, "cudnnCreateTensorDescriptor");
   check(lib.cudnnCreateFilterDescriptor(&w), op, "cudnnCreateFilterDescriptor");
   check(lib.cudnnCreateTensorDescriptor(&y), op, "cudnnCreateTensorDescriptor");
   check(lib.cudnnCreateConvolutionDescriptor(&conv), op, "cudnnCreateConvolutionDescriptor");
   const int n = to_int(g.N, op, "a batch");
-  check(lib.cudnnSetTensor4dDescriptor(x, CUDNN_TENSOR_NCHW, dt, n, to_int(g.Cx, op, "channels"),
+  check(lib.cudnnSetTensor4dDescriptor(x, format, dt, n, to_int(g.Cx, op, "channels"),
                                        to_int(g.Hx, op, "a height"), to_int(g.Wx, op, "a width")),
         op, "cudnnSetTensor4dDescriptor (input)");
-  check(lib.cudnnSetFilter4dDescriptor(w, dt, CUDNN_TENSOR_NCHW, to_int(g.Cy, op, "channels"),
+  check(lib.cudnnSetFilter4dDescriptor(w, dt, format, to_int(g.Cy, op, "channels"),
                                        to_int(g.Cx / g.G, op, "channels"),
                                        to_int(g.KH, op, "a kernel height"),
                                        to_int(g.KW, op, "a kernel width")),
         op, "cudnnSetFilter4dDescriptor");
-  check(lib.cudnnSetTensor4dDescriptor(y, CUDNN_TENSOR_NCHW, dt, n, to_int(g.Cy, op, "channels"),
+  check(lib.cudnnSetTensor4dDescriptor(y, format, dt, n, to_int(g.Cy, op, "channels"),
                                        to_int(g.Hy, op, "a height"), to_int(g.Wy, op, "a width")),
         op, "cudnnSetTensor4dDescriptor (output)");
   check(lib.cudnnSetConvolution2dDescriptor(

@@ -45,6 +45,7 @@ struct Library {
   EMBER_CUDNN_FN(cudnnSetStream)
   EMBER_CUDNN_FN(cudnnCreateTensorDescriptor)
   EMBER_CUDNN_FN(cudnnSetTensor4dDescriptor)
+  EMBER_CUDNN_FN(cudnnGetTensor4dDescriptor)  // the tests read the layout back
   EMBER_CUDNN_FN(cudnnDestroyTensorDescriptor)
   EMBER_CUDNN_FN(cudnnCreateFilterDescriptor)
   EMBER_CUDNN_FN(cudnnSetFilter4dDescriptor)
@@ -87,15 +88,17 @@ cudnnDataType_t data_type(c10::ScalarType type);
 bool is_supported(c10::ScalarType type);
 
 // The descriptors of one convolution (Note [Convolution geometry]): X
-// [N, Cx, Hx, Wx], W [Cy, Cx/G, KH, KW], Y [N, Cy, Hy, Wy], all contiguous
-// NCHW of `type`; cross-correlation with the geometry's padding, stride,
-// dilation and groups, computed in float. Float computes with FMA only (no
-// TF32, as the CPU and as the plugin's cuBLAS matmuls); Half and BFloat16
-// may use tensor cores. Throws c10::Error naming `op` where cuDNN refuses a
-// value (a dimension above INT_MAX included).
+// [N, Cx, Hx, Wx], W [Cy, Cx/G, KH, KW], Y [N, Cy, Hy, Wy], all dense NCHW
+// of `type`, or all dense NHWC (channels last) with `nhwc`;
+// cross-correlation with the geometry's padding, stride, dilation and
+// groups, computed in float. Float computes with FMA only (no TF32, as the
+// CPU and as the plugin's cuBLAS matmuls); Half and BFloat16 may use tensor
+// cores. Throws c10::Error naming `op` where cuDNN refuses a value (a
+// dimension above INT_MAX included).
 class ConvDescriptors {
  public:
-  ConvDescriptors(const at::native::ConvGeometry& g, c10::ScalarType type, const char* op);
+  ConvDescriptors(const at::native::ConvGeometry& g, c10::ScalarType type, const char* op,
+                  bool nhwc = false);
   ~ConvDescriptors();
   ConvDescriptors(const ConvDescriptors&) = delete;
   ConvDescriptors& operator=(const ConvDescriptors&) = delete;
@@ -107,7 +110,7 @@ class ConvDescriptors {
   cudnnMathType_t math = CUDNN_DEFAULT_MATH;  // what the algorithms must use
 
  private:
-  void init(const at::native::ConvGeometry& g, c10::ScalarType type, const char* op);
+  void init(const at::native::ConvGeometry& g, c10::ScalarType type, const char* op, bool nhwc);
   void release();
 };
 

@@ -32,7 +32,9 @@ using at::native::ConvPlan;
 // ~~~~~~~~~~~~~~~~~~~~~~~~
 // Each of a convolution's three products (Note [Convolution geometry] in
 // aten/ConvUtils.h: forward, backward_data, backward_weights) is one cuDNN
-// call on contiguous NCHW tensors, with the algorithm cuDNN's heuristics
+// call on dense NCHW tensors (NHWC when the input or the weight is channels
+// last: then the results are channels last too, as PyTorch's), with the
+// algorithm cuDNN's heuristics
 // rank first (cudnnGet*Algorithm_v7, as PyTorch with benchmark=False) among
 // those that succeed, do not need tensor cores where the math is FMA (Float:
 // no TF32; the descriptor keeps CUDNN_FMA_MATH) and whose workspace the
@@ -48,9 +50,30 @@ using at::native::ConvPlan;
 // The thread's cuDNN handle on `device`, on its current stream.
 cudnnHandle_t handle_on_current_stream(c10::Device device, const char* op) {
   cudnnHandle_t h = cudnn::handle(device, op);
-  cudnn::check(cudnn::library().cudnnSetStream(h, static_cast<cudaStream_t>(current_stream(device))),
-               op, "cudnnSetStream");
+  const auto stream = static_cast<cudaStream_t>(current_stream(device));
+  cudnn::check(cudnn::library().cudnnSetStream(h, stream), op, "cudnnSetStream");
   return h;
+}
+
+// Whether `t` (4-d) is dense channels last (NHWC) and not also dense NCHW.
+bool channels_last(const at::Tensor& t) {
+  if (t.dim() != 4 || t.is_contiguous()) return false;
+  const int64_t c = t.size(1), h = t.size(2), w = t.size(3);
+  return t.stride(1) == 1 && t.stride(3) == c && t.stride(2) == w * c &&
+         t.stride(0) == h * w * c;
+}
+
+// `t` dense in the layout of a call: NCHW, or NHWC with `nhwc`.
+at::Tensor dense(const at::Tensor& t, bool nhwc) {
+  if (!nhwc) return t.contiguous();
+  return channels_last(t) ? t : t.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2});
+}
+
+// A new [n, c, h, w] tensor in the layout of a call.
+at::Tensor empty_in(int64_t n, int64_t c, int64_t h, int64_t w, c10::ScalarType type,
+                    c10::Device device, bool nhwc, const char* op) {
+  if (!nhwc) return empty_cuda({n, c, h, w}, type, device, op);
+  return empty_cuda({n, h, w, c}, type, device, op).permute({0, 3, 1, 2});
 }
 
 int64_t numel4(int64_t a, int64_t b, int64_t c, int64_t d) { return a * b * c * d; }
@@ -109,12 +132,12 @@ void set_math(const cudnn::ConvDescriptors& d, cudnnMathType_t chosen, const cha
 
 // Y = X (*) W.
 std::optional<at::Tensor> forward(const ConvGeometry& g, const at::Tensor& x_in,
-                                  const at::Tensor& w_in, const char* op) {
+                                  const at::Tensor& w_in, bool nhwc, const char* op) {
   const cudnn::Library& lib = cudnn::library();
   const c10::Device device = x_in.device();
   c10::DeviceGuard guard(device);
-  const at::Tensor x = x_in.contiguous(), w = w_in.contiguous();
-  cudnn::ConvDescriptors d(g, x.scalar_type(), op);
+  const at::Tensor x = dense(x_in, nhwc), w = dense(w_in, nhwc);
+  cudnn::ConvDescriptors d(g, x.scalar_type(), op, nhwc);
   cudnnHandle_t h = handle_on_current_stream(device, op);
   cudnnConvolutionFwdAlgoPerf_t perfs[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
   int count = 0;
@@ -125,7 +148,7 @@ std::optional<at::Tensor> forward(const ConvGeometry& g, const at::Tensor& x_in,
   at::Tensor workspace;
   if (!choose(perfs, count, d.math, device, op, &perf, &workspace)) return std::nullopt;
   set_math(d, perf.mathType, op);
-  at::Tensor y = empty_cuda({g.N, g.Cy, g.Hy, g.Wy}, x.scalar_type(), device, op);
+  at::Tensor y = empty_in(g.N, g.Cy, g.Hy, g.Wy, x.scalar_type(), device, nhwc, op);
   const float one = 1, zero = 0;
   cudnn::check(lib.cudnnConvolutionForward(h, &one, d.x, x.data_ptr(), d.w, w.data_ptr(), d.conv,
                                            perf.algo, workspace.data_ptr(), perf.memory, &zero,
@@ -136,12 +159,12 @@ std::optional<at::Tensor> forward(const ConvGeometry& g, const at::Tensor& x_in,
 
 // dX from dY and W.
 std::optional<at::Tensor> backward_data(const ConvGeometry& g, const at::Tensor& dy_in,
-                                        const at::Tensor& w_in, const char* op) {
+                                        const at::Tensor& w_in, bool nhwc, const char* op) {
   const cudnn::Library& lib = cudnn::library();
   const c10::Device device = dy_in.device();
   c10::DeviceGuard guard(device);
-  const at::Tensor dy = dy_in.contiguous(), w = w_in.contiguous();
-  cudnn::ConvDescriptors d(g, dy.scalar_type(), op);
+  const at::Tensor dy = dense(dy_in, nhwc), w = dense(w_in, nhwc);
+  cudnn::ConvDescriptors d(g, dy.scalar_type(), op, nhwc);
   cudnnHandle_t h = handle_on_current_stream(device, op);
   cudnnConvolutionBwdDataAlgoPerf_t perfs[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
   int count = 0;
@@ -153,7 +176,7 @@ std::optional<at::Tensor> backward_data(const ConvGeometry& g, const at::Tensor&
   at::Tensor workspace;
   if (!choose(perfs, count, d.math, device, op, &perf, &workspace)) return std::nullopt;
   set_math(d, perf.mathType, op);
-  at::Tensor dx = empty_cuda({g.N, g.Cx, g.Hx, g.Wx}, dy.scalar_type(), device, op);
+  at::Tensor dx = empty_in(g.N, g.Cx, g.Hx, g.Wx, dy.scalar_type(), device, nhwc, op);
   const float one = 1, zero = 0;
   cudnn::check(lib.cudnnConvolutionBackwardData(h, &one, d.w, w.data_ptr(), d.y, dy.data_ptr(),
                                                 d.conv, perf.algo, workspace.data_ptr(),
@@ -164,12 +187,12 @@ std::optional<at::Tensor> backward_data(const ConvGeometry& g, const at::Tensor&
 
 // dW from X and dY.
 std::optional<at::Tensor> backward_weights(const ConvGeometry& g, const at::Tensor& x_in,
-                                           const at::Tensor& dy_in, const char* op) {
+                                           const at::Tensor& dy_in, bool nhwc, const char* op) {
   const cudnn::Library& lib = cudnn::library();
   const c10::Device device = x_in.device();
   c10::DeviceGuard guard(device);
-  const at::Tensor x = x_in.contiguous(), dy = dy_in.contiguous();
-  cudnn::ConvDescriptors d(g, x.scalar_type(), op);
+  const at::Tensor x = dense(x_in, nhwc), dy = dense(dy_in, nhwc);
+  cudnn::ConvDescriptors d(g, x.scalar_type(), op, nhwc);
   cudnnHandle_t h = handle_on_current_stream(device, op);
   cudnnConvolutionBwdFilterAlgoPerf_t perfs[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
   int count = 0;
@@ -181,7 +204,7 @@ std::optional<at::Tensor> backward_weights(const ConvGeometry& g, const at::Tens
   at::Tensor workspace;
   if (!choose(perfs, count, d.math, device, op, &perf, &workspace)) return std::nullopt;
   set_math(d, perf.mathType, op);
-  at::Tensor dw = empty_cuda({g.Cy, g.Cx / g.G, g.KH, g.KW}, x.scalar_type(), device, op);
+  at::Tensor dw = empty_in(g.Cy, g.Cx / g.G, g.KH, g.KW, x.scalar_type(), device, nhwc, op);
   const float one = 1, zero = 0;
   cudnn::check(lib.cudnnConvolutionBackwardFilter(h, &one, d.x, x.data_ptr(), d.y, dy.data_ptr(),
                                                   d.conv, perf.algo, workspace.data_ptr(),
@@ -211,8 +234,10 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
   std::string why;
   std::optional<at::Tensor> out;
   if (cudnn_takes(g, input.scalar_type(), input.device(), &why)) {
+    const bool nhwc = channels_last(p.input) || channels_last(p.weight);
     // A transposed convolution's output is the direct one's input gradient.
-    out = transposed ? backward_data(g, p.input, p.weight, op) : forward(g, p.input, p.weight, op);
+    out = transposed ? backward_data(g, p.input, p.weight, nhwc, op)
+                     : forward(g, p.input, p.weight, nhwc, op);
     if (!out) why = "no cuDNN algorithm qualifies";
   }
   if (!out) {
@@ -242,16 +267,19 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
   std::string why;
   bool done = cudnn_takes(g, input.scalar_type(), input.device(), &why);
   std::optional<at::Tensor> grad_input, grad_weight;
+  const bool nhwc = channels_last(p.input) || channels_last(p.weight);
   if (done && !transposed) {
-    if (output_mask[0]) done = (grad_input = backward_data(g, go, p.weight, op)).has_value();
+    if (output_mask[0]) {
+      done = (grad_input = backward_data(g, go, p.weight, nhwc, op)).has_value();
+    }
     if (done && output_mask[1]) {
-      done = (grad_weight = backward_weights(g, p.input, go, op)).has_value();
+      done = (grad_weight = backward_weights(g, p.input, go, nhwc, op)).has_value();
     }
   } else if (done) {
     // Note [Convolution geometry]: grad_output plays X, input plays Y.
-    if (output_mask[0]) done = (grad_input = forward(g, go, p.weight, op)).has_value();
+    if (output_mask[0]) done = (grad_input = forward(g, go, p.weight, nhwc, op)).has_value();
     if (done && output_mask[1]) {
-      done = (grad_weight = backward_weights(g, go, p.input, op)).has_value();
+      done = (grad_weight = backward_weights(g, go, p.input, nhwc, op)).has_value();
     }
   }
   if (!done) {

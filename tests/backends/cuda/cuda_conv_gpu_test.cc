@@ -93,6 +93,28 @@ TEST_F(Gpu, HalfAndBFloat16ConvolutionsGoThroughCuDNN) {
   expect_like_the_cpu(c10::kBFloat16, cuda, 4e-2, 4e-2);
 }
 
+// A channels-last (NHWC) input goes to cuDNN as it is and its result is
+// channels last too (as PyTorch's); values and gradients as the CPU's.
+TEST_F(Gpu, ChannelsLastConvolutionsStayChannelsLast) {
+  if (!torch::cuda::cudnn_is_available()) {
+    GTEST_SKIP() << "no usable cuDNN on this machine (the decomposition makes NCHW results)";
+  }
+  const at::Tensor x = randn({4, 8, 9, 7}), w = randn({6, 8, 3, 3}), b = randn({6});
+  at::Tensor nhwc = x.permute({0, 2, 3, 1}).contiguous().permute({0, 3, 1, 2}).to(cuda);
+  ASSERT_FALSE(nhwc.is_contiguous());
+  nhwc.set_requires_grad(true);
+  at::Tensor gw = w.to(cuda).set_requires_grad(true);
+  const at::Tensor y = at::conv2d(nhwc, gw, b.to(cuda), {1}, {1});
+  EXPECT_EQ(y.strides(), (std::vector<int64_t>{9 * 7 * 6, 1, 7 * 6, 6}));
+  at::Tensor cx = x.clone().set_requires_grad(true), cw = w.clone().set_requires_grad(true);
+  const at::Tensor cy = at::conv2d(cx, cw, b, {1}, {1});
+  expect_close(y, cy.detach(), 1e-4, 1e-4);
+  y.sum().backward();
+  cy.sum().backward();
+  expect_close(nhwc.grad(), cx.grad(), 1e-4, 1e-4);
+  expect_close(gw.grad(), cw.grad(), 1e-4, 1e-3);
+}
+
 // Double is not among cuDNN's types here: the decomposition computes it,
 // to double precision.
 TEST_F(Gpu, DoubleConvolutionsTakeTheDecomposition) {

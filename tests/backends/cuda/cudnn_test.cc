@@ -10,6 +10,7 @@
 
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <ATen/ATen.h>
@@ -62,10 +63,10 @@ at::native::ConvGeometry geometry_of(const Conv& c) {
 
 // cuDNN's output shape for the descriptors' X, W and convolution: the
 // geometry's Y (for a transposed convolution Y is its input).
-void expect_cudnn_agrees(const Conv& c, c10::ScalarType type) {
-  SCOPED_TRACE(describe(c) + " " + c10::toString(type));
+void expect_cudnn_agrees(const Conv& c, c10::ScalarType type, bool nhwc) {
+  SCOPED_TRACE(describe(c) + " " + c10::toString(type) + (nhwc ? " NHWC" : " NCHW"));
   const at::native::ConvGeometry g = geometry_of(c);
-  cudnn::ConvDescriptors d(g, type, "convolution");
+  cudnn::ConvDescriptors d(g, type, "convolution", nhwc);
   const cudnn::Library& lib = cudnn::library();
   int n = 0, ch = 0, h = 0, w = 0;
   ASSERT_EQ(lib.cudnnGetConvolution2dForwardOutputDim(d.conv, d.x, d.w, &n, &ch, &h, &w),
@@ -75,6 +76,23 @@ void expect_cudnn_agrees(const Conv& c, c10::ScalarType type) {
   EXPECT_EQ(h, g.Hy);
   EXPECT_EQ(w, g.Wy);
   EXPECT_EQ(d.math, type == c10::kFloat ? CUDNN_FMA_MATH : CUDNN_TENSOR_OP_MATH);
+  // The layout: dense NCHW, or dense NHWC (channels last).
+  for (const auto& [desc, c, hh, ww] :
+       {std::tuple<cudnnTensorDescriptor_t, int64_t, int64_t, int64_t>{d.x, g.Cx, g.Hx, g.Wx},
+        {d.y, g.Cy, g.Hy, g.Wy}}) {
+    cudnnDataType_t dt;
+    int sn, sc, sh, sw, nn, cc, h2, w2;
+    ASSERT_EQ(lib.cudnnGetTensor4dDescriptor(desc, &dt, &nn, &cc, &h2, &w2, &sn, &sc, &sh, &sw),
+              CUDNN_STATUS_SUCCESS);
+    EXPECT_EQ(cc, c);
+    if (nhwc) {
+      EXPECT_EQ(std::vector<int64_t>({sn, sc, sh, sw}),
+                std::vector<int64_t>({hh * ww * c, 1, ww * c, c}));
+    } else {
+      EXPECT_EQ(std::vector<int64_t>({sn, sc, sh, sw}),
+                std::vector<int64_t>({c * hh * ww, hh * ww, ww, 1}));
+    }
+  }
 }
 
 TEST(CuDNN, DescriptorsGiveThePlansOutputShape) {
@@ -117,7 +135,8 @@ TEST(CuDNN, DescriptorsGiveThePlansOutputShape) {
   }
   for (const Conv& c : convs) {
     for (c10::ScalarType type : {c10::kFloat, c10::kHalf, c10::kBFloat16}) {
-      expect_cudnn_agrees(c, type);
+      expect_cudnn_agrees(c, type, /*nhwc=*/false);
+      expect_cudnn_agrees(c, type, /*nhwc=*/true);
     }
   }
 }
@@ -140,8 +159,9 @@ TEST(CuDNN, RefusalsComeBackAsErrorsInCuDNNsWords) {
   EXPECT_THAT(ember_test::errorOf([&] { cudnn::ConvDescriptors d(g, c10::kDouble, "conv_op"); }),
               HasSubstr("cuDNN: no convolution for dtype Double (it has Float, Half and "
                         "BFloat16)."));
-  EXPECT_EQ(ember_test::errorOf([] { cudnn::check(CUDNN_STATUS_NOT_SUPPORTED, "an_op", "a call"); }),
-            "an_op: cuDNN a call failed: CUDNN_STATUS_NOT_SUPPORTED (status 3000).");
+  EXPECT_EQ(
+      ember_test::errorOf([] { cudnn::check(CUDNN_STATUS_NOT_SUPPORTED, "an_op", "a call"); }),
+      "an_op: cuDNN a call failed: CUDNN_STATUS_NOT_SUPPORTED (status 3000).");
   EXPECT_NO_THROW(cudnn::check(CUDNN_STATUS_SUCCESS, "an_op", "a call"));
   EXPECT_TRUE(cudnn::is_supported(c10::kBFloat16));
   EXPECT_FALSE(cudnn::is_supported(c10::kDouble));

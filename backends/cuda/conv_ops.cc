@@ -34,11 +34,11 @@ using at::native::ConvPlan;
 // aten/ConvUtils.h: forward, backward_data, backward_weights) is one cuDNN
 // call on dense NCHW tensors (NHWC when the input or the weight is channels
 // last: then the results are channels last too, as PyTorch's), with the
-// algorithm cuDNN's heuristics
-// rank first (cudnnGet*Algorithm_v7, as PyTorch with benchmark=False) among
-// those that succeed, do not need tensor cores where the math is FMA (Float:
-// no TF32; the descriptor keeps CUDNN_FMA_MATH) and whose workspace the
-// caching allocator can give; the workspace is
+// algorithm cuDNN's heuristics rank first (cudnnGet*Algorithm_v7, as
+// PyTorch with benchmark=False) among those that succeed, do not need tensor cores where the math is FMA (Float:
+// no TF32; the descriptor keeps CUDNN_FMA_MATH), whose workspace the
+// caching allocator can give and that cuDNN then runs (one that returns
+// CUDNN_STATUS_NOT_SUPPORTED makes way for the next); the workspace is
 // freed after the call is queued (the allocator reuses it only in stream
 // order). A transposed convolution is the same three products read the
 // other way. The bias is added, and its gradient summed, by the plugin's
@@ -98,36 +98,42 @@ bool cudnn_takes(const ConvGeometry& g, c10::ScalarType type, c10::Device device
   return cudnn::usable(device, why);
 }
 
-// The first algorithm of `perfs` that qualifies (Note [CUDA convolutions]),
-// with its workspace; false when none does.
-template <typename Perf>
-bool choose(const Perf* perfs, int count, cudnnMathType_t math, c10::Device device,
-            const char* op, Perf* chosen, at::Tensor* workspace) {
-  for (int i = 0; i < count; ++i) {
-    if (perfs[i].status != CUDNN_STATUS_SUCCESS) continue;
-    // FMA required (Float): no algorithm that uses tensor cores (TF32).
-    if (math == CUDNN_FMA_MATH && (perfs[i].mathType == CUDNN_TENSOR_OP_MATH ||
-                                   perfs[i].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)) {
-      continue;
-    }
-    try {
-      *workspace = empty_cuda({static_cast<int64_t>(perfs[i].memory > 0 ? perfs[i].memory : 1)},
-                              c10::kByte, device, op);
-    } catch (const c10::OutOfMemoryError&) {
-      continue;  // a later algorithm may need less
-    }
-    *chosen = perfs[i];
-    return true;
-  }
-  return false;
-}
-
 // The math the chosen algorithm runs with: FMA stays FMA (Float: no TF32
 // even where an algorithm reports the default math), else the algorithm's.
 void set_math(const cudnn::ConvDescriptors& d, cudnnMathType_t chosen, const char* op) {
   cudnn::check(cudnn::library().cudnnSetConvolutionMathType(
                    d.conv, d.math == CUDNN_FMA_MATH ? CUDNN_FMA_MATH : chosen),
                op, "cudnnSetConvolutionMathType");
+}
+
+// Runs `run(algo, workspace, bytes)` with the algorithms of `perfs` in
+// cuDNN's order (Note [CUDA convolutions]): skips those that failed the
+// heuristics, need tensor cores under FMA math or a workspace the allocator
+// cannot give, and those cuDNN then says it does not support; true once one
+// ran, false when none did. Other cuDNN errors throw.
+template <typename Perf, typename Run>
+bool run_first_that_works(const Perf* perfs, int count, const cudnn::ConvDescriptors& d,
+                          c10::Device device, const char* op, const char* what, Run&& run) {
+  for (int i = 0; i < count; ++i) {
+    if (perfs[i].status != CUDNN_STATUS_SUCCESS) continue;
+    if (d.math == CUDNN_FMA_MATH && (perfs[i].mathType == CUDNN_TENSOR_OP_MATH ||
+                                     perfs[i].mathType == CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION)) {
+      continue;
+    }
+    at::Tensor workspace;
+    try {
+      workspace = empty_cuda({static_cast<int64_t>(perfs[i].memory > 0 ? perfs[i].memory : 1)},
+                             c10::kByte, device, op);
+    } catch (const c10::OutOfMemoryError&) {
+      continue;  // a later algorithm may need less
+    }
+    set_math(d, perfs[i].mathType, op);
+    const cudnnStatus_t status = run(perfs[i].algo, workspace.data_ptr(), perfs[i].memory);
+    if (status == CUDNN_STATUS_SUCCESS) return true;
+    if (status == CUDNN_STATUS_NOT_SUPPORTED) continue;
+    cudnn::check(status, op, what);
+  }
+  return false;
 }
 
 // Y = X (*) W.
@@ -144,16 +150,15 @@ std::optional<at::Tensor> forward(const ConvGeometry& g, const at::Tensor& x_in,
   cudnn::check(lib.cudnnGetConvolutionForwardAlgorithm_v7(
                    h, d.x, d.w, d.conv, d.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perfs),
                op, "cudnnGetConvolutionForwardAlgorithm_v7");
-  cudnnConvolutionFwdAlgoPerf_t perf;
-  at::Tensor workspace;
-  if (!choose(perfs, count, d.math, device, op, &perf, &workspace)) return std::nullopt;
-  set_math(d, perf.mathType, op);
   at::Tensor y = empty_in(g.N, g.Cy, g.Hy, g.Wy, x.scalar_type(), device, nhwc, op);
   const float one = 1, zero = 0;
-  cudnn::check(lib.cudnnConvolutionForward(h, &one, d.x, x.data_ptr(), d.w, w.data_ptr(), d.conv,
-                                           perf.algo, workspace.data_ptr(), perf.memory, &zero,
-                                           d.y, y.data_ptr()),
-               op, "cudnnConvolutionForward");
+  const bool ran = run_first_that_works(
+      perfs, count, d, device, op, "cudnnConvolutionForward",
+      [&](cudnnConvolutionFwdAlgo_t algo, void* ws, size_t bytes) {
+        return lib.cudnnConvolutionForward(h, &one, d.x, x.data_ptr(), d.w, w.data_ptr(), d.conv,
+                                           algo, ws, bytes, &zero, d.y, y.data_ptr());
+      });
+  if (!ran) return std::nullopt;
   return y;
 }
 
@@ -172,16 +177,16 @@ std::optional<at::Tensor> backward_data(const ConvGeometry& g, const at::Tensor&
                    h, d.w, d.y, d.conv, d.x, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count,
                    perfs),
                op, "cudnnGetConvolutionBackwardDataAlgorithm_v7");
-  cudnnConvolutionBwdDataAlgoPerf_t perf;
-  at::Tensor workspace;
-  if (!choose(perfs, count, d.math, device, op, &perf, &workspace)) return std::nullopt;
-  set_math(d, perf.mathType, op);
   at::Tensor dx = empty_in(g.N, g.Cx, g.Hx, g.Wx, dy.scalar_type(), device, nhwc, op);
   const float one = 1, zero = 0;
-  cudnn::check(lib.cudnnConvolutionBackwardData(h, &one, d.w, w.data_ptr(), d.y, dy.data_ptr(),
-                                                d.conv, perf.algo, workspace.data_ptr(),
-                                                perf.memory, &zero, d.x, dx.data_ptr()),
-               op, "cudnnConvolutionBackwardData");
+  const bool ran = run_first_that_works(
+      perfs, count, d, device, op, "cudnnConvolutionBackwardData",
+      [&](cudnnConvolutionBwdDataAlgo_t algo, void* ws, size_t bytes) {
+        return lib.cudnnConvolutionBackwardData(h, &one, d.w, w.data_ptr(), d.y, dy.data_ptr(),
+                                                d.conv, algo, ws, bytes, &zero, d.x,
+                                                dx.data_ptr());
+      });
+  if (!ran) return std::nullopt;
   return dx;
 }
 
@@ -200,16 +205,16 @@ std::optional<at::Tensor> backward_weights(const ConvGeometry& g, const at::Tens
                    h, d.x, d.y, d.conv, d.w, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count,
                    perfs),
                op, "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
-  cudnnConvolutionBwdFilterAlgoPerf_t perf;
-  at::Tensor workspace;
-  if (!choose(perfs, count, d.math, device, op, &perf, &workspace)) return std::nullopt;
-  set_math(d, perf.mathType, op);
   at::Tensor dw = empty_in(g.Cy, g.Cx / g.G, g.KH, g.KW, x.scalar_type(), device, nhwc, op);
   const float one = 1, zero = 0;
-  cudnn::check(lib.cudnnConvolutionBackwardFilter(h, &one, d.x, x.data_ptr(), d.y, dy.data_ptr(),
-                                                  d.conv, perf.algo, workspace.data_ptr(),
-                                                  perf.memory, &zero, d.w, dw.data_ptr()),
-               op, "cudnnConvolutionBackwardFilter");
+  const bool ran = run_first_that_works(
+      perfs, count, d, device, op, "cudnnConvolutionBackwardFilter",
+      [&](cudnnConvolutionBwdFilterAlgo_t algo, void* ws, size_t bytes) {
+        return lib.cudnnConvolutionBackwardFilter(h, &one, d.x, x.data_ptr(), d.y,
+                                                  dy.data_ptr(), d.conv, algo, ws, bytes, &zero,
+                                                  d.w, dw.data_ptr());
+      });
+  if (!ran) return std::nullopt;
   return dw;
 }
 

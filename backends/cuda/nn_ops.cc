@@ -59,21 +59,18 @@ std::pair<int64_t, int64_t> rows_and_cols(const at::Tensor& t, const char* op) {
 
 at::Tensor softmax_forward(const at::Tensor& self, int64_t dim, bool half_to_float, bool log,
                            const char* op) {
-  floating_dtype(self, op, "an input");
-  // half_to_float: the Half rows converted to Float (exactly) and computed
-  // as Float rows, which is the CPU's float arithmetic, unrounded. One extra
-  // pass over the input; a kernel reading Half and writing Float would save it.
-  at::native::softmax_result_dtype(self, half_to_float, op);
-  const at::Tensor src = half_to_float ? self.to(c10::kFloat) : self;
-  const kernels::Dtype kd = floating_dtype(src, op, "an input");
-  const at::Tensor x = src.dim() == 0 ? src.reshape({1}) : src;
+  const kernels::Dtype kd = floating_dtype(self, op, "an input");
+  // half_to_float: the kernel reads Half and writes Float, computed in float
+  // (the CPU's float arithmetic, unrounded).
+  const c10::ScalarType result_type = at::native::softmax_result_dtype(self, half_to_float, op);
+  const at::Tensor x = self.dim() == 0 ? self.reshape({1}) : self;
   const int64_t d = at::maybe_wrap_dim(dim, x.dim(), op);
   const at::Tensor moved = dim_last(x, d);
-  at::Tensor out = empty_cuda(moved.sizes(), moved.scalar_type(), moved.device(), op);
+  at::Tensor out = empty_cuda(moved.sizes(), result_type, moved.device(), op);
   const auto [rows, cols] = rows_and_cols(moved, op);
   c10::DeviceGuard guard(self.device());
   CUDAIterator::check_launch(op, kernels::launch_softmax(moved.data_ptr(), out.data_ptr(), rows,
-                                                         cols, log, kd,
+                                                         cols, log, kd, half_to_float,
                                                          current_stream(self.device())));
   at::Tensor result = dim_back(out, d);
   return self.dim() == 0 ? result.reshape({}) : result;
@@ -97,15 +94,17 @@ at::Tensor softmax_backward(const at::Tensor& grad_output, const at::Tensor& out
   const at::Tensor y0 = output.dim() == 0 ? output.reshape({1}) : output;
   const int64_t d = at::maybe_wrap_dim(dim, g0.dim(), op);
   const at::Tensor g = dim_last(g0, d), y = dim_last(y0, d);
-  at::Tensor gi = empty_cuda(g.sizes(), g.scalar_type(), g.device(), op);
+  at::Tensor gi = empty_cuda(g.sizes(), half_to_float ? c10::kHalf : g.scalar_type(),
+                             g.device(), op);
   const auto [rows, cols] = rows_and_cols(g, op);
   c10::DeviceGuard guard(g.device());
   CUDAIterator::check_launch(
       op, kernels::launch_softmax_backward(g.data_ptr(), y.data_ptr(), gi.data_ptr(), rows,
-                                           cols, log, kd, current_stream(g.device())));
+                                           cols, log, kd, half_to_float,
+                                           current_stream(g.device())));
   at::Tensor result = dim_back(gi, d);
   if (grad_output.dim() == 0) result = result.reshape({});
-  return half_to_float ? result.to(c10::kHalf) : result;
+  return result;
 }
 
 at::Tensor softmax(const at::Tensor& self, int64_t dim, bool half_to_float) {

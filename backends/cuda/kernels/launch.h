@@ -315,12 +315,15 @@ std::string launch_sort(const SortArgs& a, void* stream);
 
 // Softmax or log_softmax of each row of the contiguous rows×cols matrix at
 // `in` into `out` (one block per row; rows < 2^31), and the backward:
-// grad_in from grad and the forward's output.
+// grad_in from grad and the forward's output. `dtype` is the input's (the
+// gradients'); out (grad_in) is of the same dtype, except with
+// half_to_float: Half in, Float out (Float grads, Half grad_in), computed in
+// float and rounded once.
 std::string launch_softmax(const void* in, void* out, int64_t rows, int64_t cols, bool log,
-                           Dtype dtype, void* stream);
+                           Dtype dtype, bool half_to_float, void* stream);
 std::string launch_softmax_backward(const void* grad, const void* out, void* grad_in,
                                     int64_t rows, int64_t cols, bool log, Dtype dtype,
-                                    void* stream);
+                                    bool half_to_float, void* stream);
 
 // nll_loss over the contiguous n×classes `input` (float or double) with
 // int64 targets; weight may be null; reduction 0 none, 1 mean, 2 sum.

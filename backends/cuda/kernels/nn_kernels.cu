@@ -63,11 +63,12 @@ __device__ T block_all(T v) {
 }
 
 // One block per row: max, then the sum of exp(x - max), then the outputs.
-template <typename T, bool Log>
-__global__ void softmax_rows(const T* in, T* out, int64_t cols) {
+// R is the result's type: T's, or float for Half in (half_to_float).
+template <typename T, typename R, bool Log>
+__global__ void softmax_rows(const T* in, R* out, int64_t cols) {
   using C = opmath_t<T>;
   const T* x = in + blockIdx.x * cols;
-  T* y = out + blockIdx.x * cols;
+  R* y = out + blockIdx.x * cols;
   C m = -INFINITY;
   for (int64_t c = threadIdx.x; c < cols; c += kThreads) {
     const C v = static_cast<C>(x[c]);
@@ -80,18 +81,19 @@ __global__ void softmax_rows(const T* in, T* out, int64_t cols) {
   if (Log) {
     const C log_s = log(s);
     for (int64_t c = threadIdx.x; c < cols; c += kThreads) {
-      y[c] = T(static_cast<C>(x[c]) - m - log_s);
+      y[c] = R(static_cast<C>(x[c]) - m - log_s);
     }
   } else {
     for (int64_t c = threadIdx.x; c < cols; c += kThreads) {
-      y[c] = T(exp(static_cast<C>(x[c]) - m) / s);
+      y[c] = R(exp(static_cast<C>(x[c]) - m) / s);
     }
   }
 }
 
 // log_softmax: gi = g - exp(y) * sum(g); softmax: gi = y * (g - sum(g * y)).
-template <typename T, bool Log>
-__global__ void softmax_backward_rows(const T* grad, const T* out, T* grad_in, int64_t cols) {
+// R is grad_in's type: T's, or Half for float grads (half_to_float).
+template <typename T, typename R, bool Log>
+__global__ void softmax_backward_rows(const T* grad, const T* out, R* grad_in, int64_t cols) {
   using C = opmath_t<T>;
   const int64_t base = blockIdx.x * cols;
   C s = 0;
@@ -102,7 +104,7 @@ __global__ void softmax_backward_rows(const T* grad, const T* out, T* grad_in, i
   s = block_all<Combine::kSum>(s);
   for (int64_t c = threadIdx.x; c < cols; c += kThreads) {
     const C g = static_cast<C>(grad[base + c]), y = static_cast<C>(out[base + c]);
-    grad_in[base + c] = T(Log ? g - exp(y) * s : y * (g - s));
+    grad_in[base + c] = R(Log ? g - exp(y) * s : y * (g - s));
   }
 }
 
@@ -194,35 +196,47 @@ int blocks_for(int64_t n) { return static_cast<int>((n + kThreads - 1) / kThread
 }  // namespace
 
 std::string launch_softmax(const void* in, void* out, int64_t rows, int64_t cols, bool log,
-                           Dtype dtype, void* stream) {
+                           Dtype dtype, bool half_to_float, void* stream) {
   if (rows == 0 || cols == 0) return "";
   const auto s = static_cast<cudaStream_t>(stream);
   const unsigned grid = static_cast<unsigned>(rows);
-  return dispatch_floating(dtype, "softmax", [&](auto tag) {
-    using T = decltype(tag);
+  auto run = [&](auto in_tag, auto out_tag) {
+    using T = decltype(in_tag);
+    using R = decltype(out_tag);
     const T* x = static_cast<const T*>(in);
-    T* y = static_cast<T*>(out);
-    if (log) softmax_rows<T, true><<<grid, kThreads, 0, s>>>(x, y, cols);
-    else softmax_rows<T, false><<<grid, kThreads, 0, s>>>(x, y, cols);
+    R* y = static_cast<R*>(out);
+    if (log) softmax_rows<T, R, true><<<grid, kThreads, 0, s>>>(x, y, cols);
+    else softmax_rows<T, R, false><<<grid, kThreads, 0, s>>>(x, y, cols);
     return launch_status();
-  });
+  };
+  if (half_to_float) {
+    if (dtype != Dtype::kHalf) return "softmax: half_to_float takes Half input";
+    return run(Half{}, float{});
+  }
+  return dispatch_floating(dtype, "softmax", [&](auto tag) { return run(tag, tag); });
 }
 
 std::string launch_softmax_backward(const void* grad, const void* out, void* grad_in,
                                     int64_t rows, int64_t cols, bool log, Dtype dtype,
-                                    void* stream) {
+                                    bool half_to_float, void* stream) {
   if (rows == 0 || cols == 0) return "";
   const auto s = static_cast<cudaStream_t>(stream);
   const unsigned grid = static_cast<unsigned>(rows);
-  return dispatch_floating(dtype, "softmax backward", [&](auto tag) {
-    using T = decltype(tag);
+  auto run = [&](auto in_tag, auto out_tag) {
+    using T = decltype(in_tag);
+    using R = decltype(out_tag);
     auto g = static_cast<const T*>(grad);
     auto y = static_cast<const T*>(out);
-    auto gi = static_cast<T*>(grad_in);
-    if (log) softmax_backward_rows<T, true><<<grid, kThreads, 0, s>>>(g, y, gi, cols);
-    else softmax_backward_rows<T, false><<<grid, kThreads, 0, s>>>(g, y, gi, cols);
+    auto gi = static_cast<R*>(grad_in);
+    if (log) softmax_backward_rows<T, R, true><<<grid, kThreads, 0, s>>>(g, y, gi, cols);
+    else softmax_backward_rows<T, R, false><<<grid, kThreads, 0, s>>>(g, y, gi, cols);
     return launch_status();
-  });
+  };
+  if (half_to_float) {
+    if (dtype != Dtype::kFloat) return "softmax backward: half_to_float takes Float gradients";
+    return run(float{}, Half{});
+  }
+  return dispatch_floating(dtype, "softmax backward", [&](auto tag) { return run(tag, tag); });
 }
 
 std::string launch_nll_forward(const NllArgs& a, void* out, void* total_weight, int64_t* bad,

@@ -9,6 +9,7 @@
 
 #include "backends/cuda/kernels/element_ops.cuh"
 #include "backends/cuda/kernels/loops.cuh"
+#include "backends/cuda/kernels/middle_sums.cuh"
 
 namespace ember {
 namespace cuda {
@@ -81,93 +82,57 @@ std::string run_rows(const void* in, void* out, int64_t rows, int64_t cols, void
   return launch_status();
 }
 
-// Note [CUDA middle sums]
-// ~~~~~~~~~~~~~~~~~~~~~~~
-// A block of 32 x 8 threads sums 32 adjacent columns of one outer index:
-// thread (x, y) adds rows y, y + 8, ... of column x (a warp reads 32
-// consecutive elements of a row: coalesced), then the 8 partial sums of
-// each column are added in y order. With `slices` > 1 (grid.z) each slice
-// of rows writes its own partial to out[slice][o][i]; a second launch over
-// [1, slices, outer * inner] adds them.
-constexpr int kColumns = 32;
-constexpr int kRowThreads = 8;
-
+// The middle sums (Note [CUDA middle sums] in middle_sums.cuh): one block
+// per kMiddleColumns columns of an outer index (looping over outer indices
+// past grid y) and slice (grid z).
 template <typename T, typename Acc>
-__global__ void middle_sums(const T* in, Acc* out, int64_t outer, int64_t rows, int64_t inner,
-                            int64_t rows_per_slice) {
-  __shared__ Acc part[kRowThreads][kColumns + 1];
-  const int64_t i = static_cast<int64_t>(blockIdx.x) * kColumns + threadIdx.x;
-  const int64_t first = static_cast<int64_t>(blockIdx.z) * rows_per_slice;
-  const int64_t last = first + rows_per_slice < rows ? first + rows_per_slice : rows;
-  Acc* slice_out = out + static_cast<int64_t>(blockIdx.z) * outer * inner;
-  for (int64_t o = blockIdx.y; o < outer; o += gridDim.y) {
-    Acc acc = 0;
-    if (i < inner) {
-      const T* column = in + o * rows * inner + i;
-      for (int64_t r = first + threadIdx.y; r < last; r += kRowThreads) {
-        acc += convert<Acc>(column[r * inner]);
-      }
-    }
-    part[threadIdx.y][threadIdx.x] = acc;
+__global__ void middle_sums(const T* in, Acc* out, MiddleLaunch l) {
+  __shared__ Acc part[kMiddleRowThreads][kMiddleColumns + 1];
+  const int64_t column = static_cast<int64_t>(blockIdx.x) * kMiddleColumns + threadIdx.x;
+  const int64_t slice = blockIdx.z;
+  for (int64_t o = blockIdx.y; o < l.outer; o += gridDim.y) {
+    part[threadIdx.y][threadIdx.x] =
+        middle_partial<T, Acc>(in, l, o, column, slice, static_cast<int>(threadIdx.y));
     __syncthreads();
-    if (threadIdx.y == 0 && i < inner) {
+    if (threadIdx.y == 0 && column < l.inner) {
       Acc total = part[0][threadIdx.x];
-      for (int k = 1; k < kRowThreads; ++k) total += part[k][threadIdx.x];
-      slice_out[o * inner + i] = total;
+      for (int k = 1; k < kMiddleRowThreads; ++k) total += part[k][threadIdx.x];
+      out[middle_out_index(l, o, column, slice)] = total;
     }
     __syncthreads();
   }
-}
-
-// Slices of rows for [outer, rows, inner]: 1 unless the blocks without
-// slicing would not fill the GPU (fewer than kMaxBlocks / 4) and there are
-// rows enough to give each slice at least 256.
-int64_t middle_slices(int64_t outer, int64_t rows, int64_t inner) {
-  const int64_t blocks = ((inner + kColumns - 1) / kColumns) * (outer < 65535 ? outer : 65535);
-  if (blocks >= kMaxBlocks / 4 || rows < 512) return 1;
-  int64_t slices = (kMaxBlocks / 4 + blocks - 1) / blocks;
-  if (slices > rows / 256) slices = rows / 256;
-  if (slices > 65535) slices = 65535;
-  return slices < 1 ? 1 : slices;
 }
 
 template <typename T, typename Acc>
 std::string run_middle(const void* in, void* out, void* workspace, int64_t outer, int64_t rows,
                        int64_t inner, void* stream) {
-  if (outer == 0 || inner == 0) return "";
-  const int64_t column_blocks = (inner + kColumns - 1) / kColumns;
-  if (column_blocks > 0x7fffffff) return "sum: more than 2^31 - 1 column blocks";
-  const auto s = static_cast<cudaStream_t>(stream);
-  const dim3 threads(kColumns, kRowThreads);
-  const unsigned outer_blocks = static_cast<unsigned>(outer < 65535 ? outer : 65535);
-  const int64_t slices = middle_slices(outer, rows, inner);
-  if (slices == 1) {
-    middle_sums<T, Acc><<<dim3(static_cast<unsigned>(column_blocks), outer_blocks, 1), threads,
-                          0, s>>>(static_cast<const T*>(in), static_cast<Acc*>(out), outer, rows,
-                                  inner, rows);
-    return launch_status();
+  const MiddlePlan p = middle_plan(outer, rows, inner);
+  if (p.workspace_elems > 0 && workspace == nullptr) {
+    return "sum: the middle sum needs its workspace";
   }
-  if (workspace == nullptr) return "sum: the middle sum needs its workspace";
-  const int64_t per_slice = (rows + slices - 1) / slices;
-  middle_sums<T, Acc><<<dim3(static_cast<unsigned>(column_blocks), outer_blocks,
-                             static_cast<unsigned>(slices)),
-                        threads, 0, s>>>(static_cast<const T*>(in), static_cast<Acc*>(workspace),
-                                         outer, rows, inner, per_slice);
-  std::string status = launch_status();
-  if (!status.empty()) return status;
-  const int64_t n = outer * inner;
-  const int64_t n_blocks = (n + kColumns - 1) / kColumns;
-  if (n_blocks > 0x7fffffff) return "sum: more than 2^31 - 1 column blocks";
-  middle_sums<Acc, Acc><<<dim3(static_cast<unsigned>(n_blocks), 1, 1), threads, 0, s>>>(
-      static_cast<const Acc*>(workspace), static_cast<Acc*>(out), 1, slices, n, slices);
-  return launch_status();
+  const auto s = static_cast<cudaStream_t>(stream);
+  const dim3 threads(kMiddleColumns, kMiddleRowThreads);
+  for (int k = 0; k < p.count; ++k) {
+    const MiddleLaunch& l = p.launch[k];
+    if (l.grid_x > 0x7fffffff) return "sum: more than 2^31 - 1 column blocks";
+    const dim3 grid(static_cast<unsigned>(l.grid_x), static_cast<unsigned>(l.grid_y),
+                    static_cast<unsigned>(l.grid_z));
+    Acc* to = static_cast<Acc*>(l.to_workspace ? workspace : out);
+    if (l.from_workspace) {
+      middle_sums<Acc, Acc><<<grid, threads, 0, s>>>(static_cast<const Acc*>(workspace), to, l);
+    } else {
+      middle_sums<T, Acc><<<grid, threads, 0, s>>>(static_cast<const T*>(in), to, l);
+    }
+    const std::string status = launch_status();
+    if (!status.empty()) return status;
+  }
+  return "";
 }
 
 }  // namespace
 
 int64_t sum_middle_workspace_elems(int64_t outer, int64_t rows, int64_t inner) {
-  const int64_t slices = middle_slices(outer, rows, inner);
-  return slices == 1 ? 0 : slices * outer * inner;
+  return middle_plan(outer, rows, inner).workspace_elems;
 }
 
 std::string launch_sum_middle(const void* in, void* out, void* workspace, int64_t outer,

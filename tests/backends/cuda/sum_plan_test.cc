@@ -4,6 +4,9 @@
 // middle) with the CPU's sum, give the CPU's sum over the same dimensions
 // exactly (integers); runs of reduced dimensions become one stage each,
 // innermost first; the plan refuses middle stages narrower than the limit.
+// And the middle-sum kernel's launches (kernels/middle_sums.cuh, Note [CUDA
+// middle sums]) run on the host block by block and thread by thread as the
+// GPU runs them: every output written once, the CPU's sums.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -12,6 +15,7 @@
 
 #include <ATen/ATen.h>
 
+#include "backends/cuda/kernels/middle_sums.cuh"
 #include "backends/cuda/kernels/sum_plan.h"
 
 namespace {
@@ -105,6 +109,86 @@ TEST(SumPlan, NarrowMiddleStagesAreLeftToTheGeneralPath) {
   EXPECT_EQ(ones[0].inner, 1);
   EXPECT_EQ(ones[0].outer, 7);
   EXPECT_EQ(ones[0].rows, 9);
+}
+
+// The launches of middle_plan run on the host as the kernel runs them:
+// every block of the grid, every outer index of its loop, every thread's
+// partial (middle_partial), the partials added in y order into
+// middle_out_index. Outputs and workspace start as a sentinel so a missed
+// or doubled write shows.
+std::vector<int64_t> emulate_middle(const at::Tensor& input, int64_t outer, int64_t rows,
+                                    int64_t inner, int64_t* writes) {
+  const at::Tensor x = input.contiguous();
+  const int64_t* in = x.data_ptr<int64_t>();
+  const k::MiddlePlan p = k::middle_plan(outer, rows, inner);
+  const int64_t kSentinel = -777777;
+  std::vector<int64_t> out(static_cast<size_t>(outer * inner), kSentinel);
+  std::vector<int64_t> workspace(static_cast<size_t>(p.workspace_elems), kSentinel);
+  *writes = 0;
+  for (int n = 0; n < p.count; ++n) {
+    const k::MiddleLaunch& l = p.launch[n];
+    const int64_t* src = l.from_workspace ? workspace.data() : in;
+    std::vector<int64_t>& dst = l.to_workspace ? workspace : out;
+    for (int64_t bz = 0; bz < l.grid_z; ++bz) {
+      for (int64_t by = 0; by < l.grid_y; ++by) {
+        for (int64_t bx = 0; bx < l.grid_x; ++bx) {
+          for (int64_t o = by; o < l.outer; o += l.grid_y) {
+            int64_t part[k::kMiddleRowThreads][k::kMiddleColumns];
+            for (int y = 0; y < k::kMiddleRowThreads; ++y) {
+              for (int t = 0; t < k::kMiddleColumns; ++t) {
+                part[y][t] = k::middle_partial<int64_t, int64_t>(
+                    src, l, o, bx * k::kMiddleColumns + t, bz, y);
+              }
+            }
+            for (int t = 0; t < k::kMiddleColumns; ++t) {
+              const int64_t column = bx * k::kMiddleColumns + t;
+              if (column >= l.inner) continue;
+              int64_t total = part[0][t];
+              for (int y = 1; y < k::kMiddleRowThreads; ++y) total += part[y][t];
+              const int64_t at = k::middle_out_index(l, o, column, bz);
+              EXPECT_GE(at, 0);
+              EXPECT_LT(at, static_cast<int64_t>(dst.size()));
+              EXPECT_EQ(dst[static_cast<size_t>(at)], kSentinel) << "written twice: " << at;
+              dst[static_cast<size_t>(at)] = total;
+              if (!l.to_workspace) ++*writes;
+            }
+          }
+        }
+      }
+    }
+  }
+  for (int64_t w : workspace) EXPECT_NE(w, kSentinel) << "a workspace slot never written";
+  return out;
+}
+
+TEST(MiddleSums, TheLaunchesGridsGiveTheCpusSum) {
+  struct Case {
+    int64_t outer, rows, inner;
+    int expected_launches;
+  };
+  const std::vector<Case> cases = {
+      {1, 128, 512, 1},     // a bias gradient: 16 column blocks, 128 rows: not sliced
+      {1, 100000, 33, 2},   // few outputs, long columns: sliced
+      {3, 5000, 40, 2},     {2, 511, 64, 1},  // below 512 rows: not sliced
+      {70000, 3, 32, 1},    // more outer indices than grid y: the block loops
+      {1, 0, 40, 1},        // no rows: zeros
+      {5, 7, 1, 1},         {1, 4096, 2000, 2},  // 63 column blocks: sliced 5 ways
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::to_string(c.outer) + " x " + std::to_string(c.rows) + " x " +
+                 std::to_string(c.inner));
+    const k::MiddlePlan p = k::middle_plan(c.outer, c.rows, c.inner);
+    EXPECT_EQ(p.count, c.expected_launches);
+    const at::Tensor x = at::randint(-1000, 1000, {c.outer, c.rows, c.inner}, at::kLong);
+    int64_t writes = 0;
+    const std::vector<int64_t> got = emulate_middle(x, c.outer, c.rows, c.inner, &writes);
+    EXPECT_EQ(writes, c.outer * c.inner);
+    const at::Tensor want = x.sum(1).reshape({-1}).contiguous();
+    EXPECT_EQ(got, std::vector<int64_t>(want.data_ptr<int64_t>(),
+                                        want.data_ptr<int64_t>() + want.numel()));
+  }
+  EXPECT_EQ(k::middle_plan(0, 5, 40).count, 0);  // nothing to write
+  EXPECT_EQ(k::middle_plan(3, 5, 0).count, 0);
 }
 
 }  // namespace

@@ -98,9 +98,9 @@ template <typename T, typename Acc>
 EMBER_HD_MIDDLE Acc middle_partial(const T* in, const MiddleLaunch& l, int64_t o, int64_t column,
                                    int64_t slice, int y) {
   Acc acc = 0;
-  if (column >= l.inner) return acc;
   const int64_t first = slice * l.rows_per_slice;
   const int64_t last = first + l.rows_per_slice < l.rows ? first + l.rows_per_slice : l.rows;
+  if (column >= l.inner || first >= last) return acc;  // (no rows: `in` may be null)
   const T* col = in + o * l.rows * l.inner + column;
   for (int64_t r = first + y; r < last; r += kMiddleRowThreads) {
     acc += convert<Acc>(col[r * l.inner]);

@@ -118,6 +118,56 @@ void reduce_rows(const char* op, ReduceOp kind, const Rows& m, at::Tensor* value
   launch(op, device, r, kind);
 }
 
+// A middle stage needs a warp's worth of columns for coalesced reads.
+constexpr int64_t kMinMiddleColumns = 32;
+
+// prod, max/min (values), all/any over the dims of `mask` of a contiguous
+// input, where it lies (Note [CUDA sum over dimensions]: the same stages as
+// sum, middle ones through launch_reduce_middle, trailing ones by row), into
+// a tensor of dtype `partial` (the kernels' values: see launch.h) shaped
+// `out_shape`. False, with nothing done, where the stages have no middle
+// one (the general path reads such an input without a copy too) or the
+// input is not contiguous.
+bool reduce_in_place(const char* op, ReduceOp kind, const at::Tensor& input,
+                     const std::vector<bool>& mask, c10::ScalarType partial,
+                     const std::vector<int64_t>& out_shape, at::Tensor* result) {
+  if (!input.is_contiguous() || input.dim() == 0) return false;
+  const std::vector<kernels::SumStage> stages =
+      kernels::plan_sum(input.sizes().vec(), mask, kMinMiddleColumns);
+  bool middle = false;
+  for (const kernels::SumStage& st : stages) middle = middle || st.inner > 1;
+  if (!middle) return false;
+  const c10::Device device = input.device();
+  c10::DeviceGuard guard(device);
+  at::Tensor in = input;
+  for (const kernels::SumStage& st : stages) {
+    at::Tensor out = empty_cuda({st.outer * st.inner}, partial, device, op);
+    if (st.inner == 1) {
+      Rows m;
+      m.matrix = in.reshape({st.outer, st.rows});
+      m.rows = st.outer;
+      m.cols = st.rows;
+      reduce_rows(op, kind, m, &out, nullptr, partial);
+    } else {
+      const kernels::Dtype kd = kernel_dtype(in.scalar_type(), op, KernelDtypes::kAll);
+      size_t bytes = 0;
+      CUDAIterator::check_launch(op, kernels::reduce_middle_workspace_bytes(
+                                         st.outer, st.rows, st.inner, kind, kd, &bytes));
+      const at::Tensor workspace =
+          bytes > 0 ? empty_cuda({static_cast<int64_t>(bytes)}, c10::kByte, device, op)
+                    : at::Tensor();
+      CUDAIterator::check_launch(
+          op, kernels::launch_reduce_middle(in.data_ptr(), out.data_ptr(),
+                                            bytes > 0 ? workspace.data_ptr() : nullptr,
+                                            st.outer, st.rows, st.inner, kind, kd,
+                                            current_stream(device)));
+    }
+    in = out;
+  }
+  *result = in.reshape(out_shape);
+  return true;
+}
+
 // ---- sum ----------------------------------------------------------------------------------
 
 // What the sum kernels write: int64 for integers and Bool, float for Half
@@ -147,9 +197,6 @@ at::Tensor sum(const at::Tensor& self, std::optional<c10::ScalarType> dtype) {
                                  input.numel(), kd, current_stream(self.device())));
   return acc_type == out_type ? out : out.to(out_type);
 }
-
-// A middle stage needs a warp's worth of columns for coalesced reads.
-constexpr int64_t kMinMiddleColumns = 32;
 
 at::Tensor sum_dim(const at::Tensor& self, at::OptionalIntArrayRef dim, bool keepdim,
                    std::optional<c10::ScalarType> dtype) {
@@ -226,8 +273,10 @@ at::Tensor amax_or_amin(const char* op, ReduceOp kind, const at::Tensor& self,
               "with the 'dim' argument.");
   const std::vector<bool> mask = at::native::reduce_dim_mask(self, dims, op);
   at::native::reduce_check_nonempty(self, mask, op);
-  at::Tensor out = empty_cuda(at::native::reduce_shape(self, mask, keepdim),
-                              self.scalar_type(), self.device(), op);
+  const std::vector<int64_t> shape = at::native::reduce_shape(self, mask, keepdim);
+  at::Tensor out;
+  if (reduce_in_place(op, kind, self, mask, self.scalar_type(), shape, &out)) return out;
+  out = empty_cuda(shape, self.scalar_type(), self.device(), op);
   reduce_rows(op, kind, rows_of(self, mask), &out, nullptr, self.scalar_type());
   return out;
 }
@@ -328,9 +377,14 @@ at::Tensor prod_impl(const at::Tensor& self, const std::vector<bool>& mask, bool
       integral && c10::isIntegralType(out_type, true) ? self : self.to(out_type);
   const c10::ScalarType acc_type =
       c10::isFloatingType(src.scalar_type()) ? src.scalar_type() : c10::kLong;
-  at::Tensor out = empty_cuda(at::native::reduce_shape(self, mask, keepdim), acc_type,
-                              self.device(), op);
-  reduce_rows(op, ReduceOp::kProd, rows_of(src, mask), &out, nullptr, acc_type);
+  const std::vector<int64_t> shape = at::native::reduce_shape(self, mask, keepdim);
+  at::Tensor out;
+  // In place where the partials are exact in their type (not Half/BFloat16).
+  const bool exact = acc_type == c10::kFloat || acc_type == c10::kDouble || acc_type == c10::kLong;
+  if (!exact || !reduce_in_place(op, ReduceOp::kProd, src, mask, acc_type, shape, &out)) {
+    out = empty_cuda(shape, acc_type, self.device(), op);
+    reduce_rows(op, ReduceOp::kProd, rows_of(src, mask), &out, nullptr, acc_type);
+  }
   return acc_type == out_type ? out : out.to(out_type);
 }
 at::Tensor prod(const at::Tensor& self, std::optional<c10::ScalarType> dtype) {
@@ -424,8 +478,10 @@ std::tuple<at::Tensor, at::Tensor> std_mean_correction(
 
 at::Tensor logical_reduce(const char* op, ReduceOp kind, const at::Tensor& self,
                           const std::vector<bool>& mask, bool keepdim) {
-  at::Tensor out = empty_cuda(at::native::reduce_shape(self, mask, keepdim), c10::kBool,
-                              self.device(), op);
+  const std::vector<int64_t> shape = at::native::reduce_shape(self, mask, keepdim);
+  at::Tensor out;
+  if (reduce_in_place(op, kind, self, mask, c10::kBool, shape, &out)) return out;
+  out = empty_cuda(shape, c10::kBool, self.device(), op);
   reduce_rows(op, kind, rows_of(self, mask), &out, nullptr, c10::kBool);
   return out;
 }

@@ -192,6 +192,17 @@ struct RowReduce {
   bool take_sqrt = false;
 };
 std::string launch_reduce_rows(const RowReduce& r, ReduceOp op, void* stream);
+// The middle dimension of the contiguous [outer, rows, inner] array at `in`
+// reduced where it lies (Note [CUDA middle sums] in middle_sums.cuh) by
+// kProd (Float, Double in their type; integers and Bool in int64), kMax /
+// kMin (values in the input's dtype, NaN wins) or kAll / kAny (Bool), into
+// the contiguous [outer, inner] `out`; `workspace` holds the bytes
+// reduce_middle_workspace_bytes gives (0 unless long columns are sliced).
+std::string reduce_middle_workspace_bytes(int64_t outer, int64_t rows, int64_t inner,
+                                          ReduceOp op, Dtype dtype, size_t* bytes);
+std::string launch_reduce_middle(const void* in, void* out, void* workspace, int64_t outer,
+                                 int64_t rows, int64_t inner, ReduceOp op, Dtype dtype,
+                                 void* stream);
 
 // cumsum over the middle dim of a contiguous [outer, n, inner] array (in
 // and out of one dtype): one thread per line, adding in the CPU's order and

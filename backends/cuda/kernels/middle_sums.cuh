@@ -1,11 +1,14 @@
-// backends/cuda/kernels/middle_sums.cuh — the middle-dimension sum of the
-// CUDA sum over dimensions (Note [CUDA middle sums]): its launches and what
-// each thread adds, __host__ __device__ and free of the toolkit, so that
+// backends/cuda/kernels/middle_sums.cuh — the middle-dimension reductions
+// of the CUDA reductions over dimensions (Note [CUDA middle sums]: sum, and
+// prod, max, min, all, any): their launches and what each thread combines, __host__ __device__ and free of the toolkit, so that
 // //tests/backends/cuda:sum_plan_test runs the launches' grids on the host
 // against the CPU's sum.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 
 #include "backends/cuda/kernels/dtypes.cuh"
 
@@ -92,18 +95,83 @@ inline MiddlePlan middle_plan(int64_t outer, int64_t rows, int64_t inner) {
   return p;
 }
 
-// What thread (x, y) of a block of `l` adds for outer index o, column
+// How a middle reduction combines: identity(), load(element) into Acc,
+// combine(a, b). The same launches reduce with any of them (the second
+// launch reads the first's Acc partials).
+template <typename Acc>
+struct MiddleSum {
+  EMBER_HD_MIDDLE static Acc identity() { return Acc(0); }
+  template <typename T>
+  EMBER_HD_MIDDLE static Acc load(T x) { return convert<Acc>(x); }
+  EMBER_HD_MIDDLE static Acc combine(Acc a, Acc b) { return a + b; }
+};
+
+// Integers multiply wrapping, as the CPU's.
+template <typename Acc>
+struct MiddleProd {
+  EMBER_HD_MIDDLE static Acc identity() { return Acc(1); }
+  template <typename T>
+  EMBER_HD_MIDDLE static Acc load(T x) { return convert<Acc>(x); }
+  EMBER_HD_MIDDLE static Acc combine(Acc a, Acc b) {
+    if constexpr (std::is_integral<Acc>::value) {
+      return static_cast<Acc>(static_cast<wrap_t<Acc>>(a) * static_cast<wrap_t<Acc>>(b));
+    } else {
+      return a * b;
+    }
+  }
+};
+
+// An integer type's extremes as constants (usable in device code).
+template <typename T>
+struct IntBounds {
+  static constexpr T kLowest = std::numeric_limits<T>::lowest();
+  static constexpr T kMax = std::numeric_limits<T>::max();
+};
+
+// max / min of values in the input's type; NaN wins (PyTorch's).
+template <typename T, bool kMax>
+struct MiddleExtreme {
+  EMBER_HD_MIDDLE static T identity() {
+    if constexpr (std::is_same<T, bool>::value) {
+      return !kMax;
+    } else if constexpr (is_floating_v<T>) {
+      return T(kMax ? -INFINITY : INFINITY);
+    } else {
+      return kMax ? IntBounds<T>::kLowest : IntBounds<T>::kMax;
+    }
+  }
+  EMBER_HD_MIDDLE static T load(T x) { return x; }
+  EMBER_HD_MIDDLE static T combine(T a, T b) {
+    const opmath_t<T> x = static_cast<opmath_t<T>>(a), y = static_cast<opmath_t<T>>(b);
+    if constexpr (is_floating_v<T>) {
+      if (x != x) return a;
+      if (y != y) return b;
+    }
+    return (kMax ? y > x : y < x) ? b : a;
+  }
+};
+
+// all / any: Bool partials; an element is true when it is not zero (NaN is).
+template <bool kAll>
+struct MiddleLogical {
+  EMBER_HD_MIDDLE static bool identity() { return kAll; }
+  template <typename T>
+  EMBER_HD_MIDDLE static bool load(T x) { return convert<bool>(x); }
+  EMBER_HD_MIDDLE static bool combine(bool a, bool b) { return kAll ? (a && b) : (a || b); }
+};
+
+// What thread (x, y) of a block of `l` combines for outer index o, column
 // `column` (block x's first + x) and slice `slice` (block z).
-template <typename T, typename Acc>
+template <typename T, typename Acc, typename Op = MiddleSum<Acc>>
 EMBER_HD_MIDDLE Acc middle_partial(const T* in, const MiddleLaunch& l, int64_t o, int64_t column,
                                    int64_t slice, int y) {
-  Acc acc = 0;
+  Acc acc = Op::identity();
   const int64_t first = slice * l.rows_per_slice;
   const int64_t last = first + l.rows_per_slice < l.rows ? first + l.rows_per_slice : l.rows;
   if (column >= l.inner || first >= last) return acc;  // (no rows: `in` may be null)
   const T* col = in + o * l.rows * l.inner + column;
   for (int64_t r = first + y; r < last; r += kMiddleRowThreads) {
-    acc += convert<Acc>(col[r * l.inner]);
+    acc = Op::combine(acc, Op::load(col[r * l.inner]));
   }
   return acc;
 }

@@ -82,28 +82,28 @@ std::string run_rows(const void* in, void* out, int64_t rows, int64_t cols, void
   return launch_status();
 }
 
-// The middle sums (Note [CUDA middle sums] in middle_sums.cuh): one block
+// The middle reductions (Note [CUDA middle sums] in middle_sums.cuh): one block
 // per kMiddleColumns columns of an outer index (looping over outer indices
 // past grid y) and slice (grid z).
-template <typename T, typename Acc>
-__global__ void middle_sums(const T* in, Acc* out, MiddleLaunch l) {
+template <typename T, typename Acc, typename Op>
+__global__ void middle_reduce(const T* in, Acc* out, MiddleLaunch l) {
   __shared__ Acc part[kMiddleRowThreads][kMiddleColumns + 1];
   const int64_t column = static_cast<int64_t>(blockIdx.x) * kMiddleColumns + threadIdx.x;
   const int64_t slice = blockIdx.z;
   for (int64_t o = blockIdx.y; o < l.outer; o += gridDim.y) {
     part[threadIdx.y][threadIdx.x] =
-        middle_partial<T, Acc>(in, l, o, column, slice, static_cast<int>(threadIdx.y));
+        middle_partial<T, Acc, Op>(in, l, o, column, slice, static_cast<int>(threadIdx.y));
     __syncthreads();
     if (threadIdx.y == 0 && column < l.inner) {
       Acc total = part[0][threadIdx.x];
-      for (int k = 1; k < kMiddleRowThreads; ++k) total += part[k][threadIdx.x];
+      for (int k = 1; k < kMiddleRowThreads; ++k) total = Op::combine(total, part[k][threadIdx.x]);
       out[middle_out_index(l, o, column, slice)] = total;
     }
     __syncthreads();
   }
 }
 
-template <typename T, typename Acc>
+template <typename T, typename Acc, typename Op = MiddleSum<Acc>>
 std::string run_middle(const void* in, void* out, void* workspace, int64_t outer, int64_t rows,
                        int64_t inner, void* stream) {
   const MiddlePlan p = middle_plan(outer, rows, inner);
@@ -119,9 +119,10 @@ std::string run_middle(const void* in, void* out, void* workspace, int64_t outer
                     static_cast<unsigned>(l.grid_z));
     Acc* to = static_cast<Acc*>(l.to_workspace ? workspace : out);
     if (l.from_workspace) {
-      middle_sums<Acc, Acc><<<grid, threads, 0, s>>>(static_cast<const Acc*>(workspace), to, l);
+      middle_reduce<Acc, Acc, Op>
+          <<<grid, threads, 0, s>>>(static_cast<const Acc*>(workspace), to, l);
     } else {
-      middle_sums<T, Acc><<<grid, threads, 0, s>>>(static_cast<const T*>(in), to, l);
+      middle_reduce<T, Acc, Op><<<grid, threads, 0, s>>>(static_cast<const T*>(in), to, l);
     }
     const std::string status = launch_status();
     if (!status.empty()) return status;
@@ -551,6 +552,50 @@ std::string launch_reduce_rows(const RowReduce& r, ReduceOp op, void* stream) {
   return dispatch_dtype(r.dtype, [&](auto tag) {
     using T = decltype(tag);
     return run_reduce<T>(r, op, s);
+  });
+}
+
+namespace {
+// f(T{}, Acc{}, Op{}) for a middle reduction of `op` over elements of
+// `dtype` (Note [CUDA middle sums]); an error for the pairs it has not.
+template <typename F>
+std::string with_middle_op(ReduceOp op, Dtype dtype, F&& f) {
+  return dispatch_dtype(dtype, [&](auto tag) -> std::string {
+    using T = decltype(tag);
+    switch (op) {
+      case ReduceOp::kMax: return f(T{}, T{}, MiddleExtreme<T, true>{});
+      case ReduceOp::kMin: return f(T{}, T{}, MiddleExtreme<T, false>{});
+      case ReduceOp::kAll: return f(T{}, bool{}, MiddleLogical<true>{});
+      case ReduceOp::kAny: return f(T{}, bool{}, MiddleLogical<false>{});
+      case ReduceOp::kProd:
+        if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+          return f(T{}, T{}, MiddleProd<T>{});
+        } else if constexpr (std::is_integral<T>::value) {
+          return f(T{}, int64_t{}, MiddleProd<int64_t>{});
+        } else {
+          return "prod: the middle reduction takes Float, Double and integers";
+        }
+      case ReduceOp::kVar: break;
+    }
+    return "the middle reduction has no var";
+  });
+}
+}  // namespace
+
+std::string reduce_middle_workspace_bytes(int64_t outer, int64_t rows, int64_t inner,
+                                          ReduceOp op, Dtype dtype, size_t* bytes) {
+  return with_middle_op(op, dtype, [&](auto, auto acc, auto) {
+    *bytes = static_cast<size_t>(middle_plan(outer, rows, inner).workspace_elems) * sizeof(acc);
+    return std::string();
+  });
+}
+
+std::string launch_reduce_middle(const void* in, void* out, void* workspace, int64_t outer,
+                                 int64_t rows, int64_t inner, ReduceOp op, Dtype dtype,
+                                 void* stream) {
+  return with_middle_op(op, dtype, [&](auto element, auto acc, auto combine) {
+    return run_middle<decltype(element), decltype(acc), decltype(combine)>(
+        in, out, workspace, outer, rows, inner, stream);
   });
 }
 

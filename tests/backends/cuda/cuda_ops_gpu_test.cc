@@ -319,6 +319,39 @@ TEST_F(Gpu, SumsOverLeadingAndMiddleDimsMatchTheCpu) {
   EXPECT_TRUE(at::equal(at::sum(f, {0}).cpu(), at::sum(f, {0}).cpu()));
 }
 
+// prod, amax/amin, all/any of contiguous inputs over leading and middle
+// dims take the same in-place stages (launch_reduce_middle): the CPU's
+// values, NaN winning max/min, integers exactly; Half prod keeps the old path.
+TEST_F(Gpu, OtherReductionsOverLeadingDimsMatchTheCpu) {
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+      {{128, 512}, {0}}, {{64, 32, 14, 14}, {0, 2, 3}}, {{60000, 40}, {0}}, {{7, 40, 3}, {0, 2}}};
+  for (const auto& [sizes, dims] : cases) {
+    SCOPED_TRACE(::testing::PrintToString(sizes) + " over " + ::testing::PrintToString(dims));
+    at::Tensor f = randn(sizes);
+    f.view({-1}).index_put_({at::arange(0, f.numel(), 997)}, at::full({}, NAN));
+    const at::Tensor g = f.to(cuda);
+    const auto same_nan = [](const at::Tensor& a, const at::Tensor& b) {
+      EXPECT_TRUE(a.isnan().equal(b.isnan()));
+      EXPECT_TRUE(at::where(a.isnan(), 0.0, a).equal(at::where(b.isnan(), 0.0, b)));
+    };
+    same_nan(at::amax(g, dims).cpu(), at::amax(f, dims));
+    same_nan(at::amin(g, dims, /*keepdim=*/true).cpu(), at::amin(f, dims, true));
+    const at::Tensor i = at::randint(-50, 50, sizes).to(c10::kInt);
+    EXPECT_TRUE(at::amax(i.to(cuda), dims).cpu().equal(at::amax(i, dims)));
+    const at::Tensor b = f.gt(-1.5);
+    for (int64_t d : dims) {
+      EXPECT_TRUE(at::all(b.to(cuda), d).cpu().equal(at::all(b, d)));
+      EXPECT_TRUE(at::any(f.gt(2.5).to(cuda), d).cpu().equal(at::any(f.gt(2.5), d)));
+      const at::Tensor signs = at::randint(0, 2, sizes).mul(2).sub(1);
+      EXPECT_TRUE(at::prod(signs.to(cuda), d).cpu().equal(at::prod(signs, d)));
+      const at::Tensor near1 = at::rand(sizes).mul(0.02).add(0.99);
+      expect_close(at::prod(near1.to(cuda), d), at::prod(near1, d), 1e-4, 1e-6);
+      expect_close(at::prod(near1.to(c10::kHalf).to(cuda), d),
+                   at::prod(near1.to(c10::kHalf), d), 2e-2, 1e-3);
+    }
+  }
+}
+
 // mse_loss, binary_cross_entropy and layer_norm through their
 // CompositeExplicitAutograd decompositions (aten/LossDecompositions.h,
 // NormDecompositions.h), with gradients.

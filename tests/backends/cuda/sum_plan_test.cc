@@ -9,6 +9,8 @@
 // GPU runs them: every output written once, the CPU's sums.
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -113,43 +115,53 @@ TEST(SumPlan, NarrowMiddleStagesAreLeftToTheGeneralPath) {
 
 // The launches of middle_plan run on the host as the kernel runs them:
 // every block of the grid, every outer index of its loop, every thread's
-// partial (middle_partial), the partials added in y order into
-// middle_out_index. Outputs and workspace start as a sentinel so a missed
-// or doubled write shows.
-std::vector<int64_t> emulate_middle(const at::Tensor& input, int64_t outer, int64_t rows,
-                                    int64_t inner, int64_t* writes) {
-  const at::Tensor x = input.contiguous();
-  const int64_t* in = x.data_ptr<int64_t>();
+// partial (middle_partial with the reduction `Op`), the partials combined in
+// y order into middle_out_index. Outputs and workspace start as a sentinel
+// so that a missed or doubled write shows.
+template <typename T, typename Acc, typename Op>
+std::vector<Acc> emulate_middle(const T* in, int64_t outer, int64_t rows, int64_t inner,
+                                int64_t* writes) {
   const k::MiddlePlan p = k::middle_plan(outer, rows, inner);
-  const int64_t kSentinel = -777777;
-  std::vector<int64_t> out(static_cast<size_t>(outer * inner), kSentinel);
-  std::vector<int64_t> workspace(static_cast<size_t>(p.workspace_elems), kSentinel);
+  std::vector<Acc> out(static_cast<size_t>(outer * inner), Op::identity());
+  // An array, not a vector: middle_partial reads it as Acc* (bool too).
+  const size_t ws_size = static_cast<size_t>(p.workspace_elems);
+  std::unique_ptr<Acc[]> workspace(new Acc[ws_size > 0 ? ws_size : 1]);
+  std::vector<char> written(out.size(), 0), ws_written(ws_size, 0);
   *writes = 0;
   for (int n = 0; n < p.count; ++n) {
     const k::MiddleLaunch& l = p.launch[n];
-    const int64_t* src = l.from_workspace ? workspace.data() : in;
-    std::vector<int64_t>& dst = l.to_workspace ? workspace : out;
+    std::vector<char>& marks = l.to_workspace ? ws_written : written;
     for (int64_t bz = 0; bz < l.grid_z; ++bz) {
       for (int64_t by = 0; by < l.grid_y; ++by) {
         for (int64_t bx = 0; bx < l.grid_x; ++bx) {
           for (int64_t o = by; o < l.outer; o += l.grid_y) {
-            int64_t part[k::kMiddleRowThreads][k::kMiddleColumns];
+            Acc part[k::kMiddleRowThreads][k::kMiddleColumns];
             for (int y = 0; y < k::kMiddleRowThreads; ++y) {
               for (int t = 0; t < k::kMiddleColumns; ++t) {
-                part[y][t] = k::middle_partial<int64_t, int64_t>(
-                    src, l, o, bx * k::kMiddleColumns + t, bz, y);
+                const int64_t column = bx * k::kMiddleColumns + t;
+                part[y][t] =
+                    l.from_workspace
+                        ? k::middle_partial<Acc, Acc, Op>(workspace.get(), l, o, column, bz, y)
+                        : k::middle_partial<T, Acc, Op>(in, l, o, column, bz, y);
               }
             }
             for (int t = 0; t < k::kMiddleColumns; ++t) {
               const int64_t column = bx * k::kMiddleColumns + t;
               if (column >= l.inner) continue;
-              int64_t total = part[0][t];
-              for (int y = 1; y < k::kMiddleRowThreads; ++y) total += part[y][t];
+              Acc total = part[0][t];
+              for (int y = 1; y < k::kMiddleRowThreads; ++y) total = Op::combine(total, part[y][t]);
               const int64_t at = k::middle_out_index(l, o, column, bz);
-              EXPECT_GE(at, 0);
-              EXPECT_LT(at, static_cast<int64_t>(dst.size()));
-              EXPECT_EQ(dst[static_cast<size_t>(at)], kSentinel) << "written twice: " << at;
-              dst[static_cast<size_t>(at)] = total;
+              if (at < 0 || at >= static_cast<int64_t>(marks.size())) {
+                ADD_FAILURE() << "writes outside: " << at;
+                return out;
+              }
+              EXPECT_EQ(marks[static_cast<size_t>(at)], 0) << "written twice: " << at;
+              marks[static_cast<size_t>(at)] = 1;
+              if (l.to_workspace) {
+                workspace[static_cast<size_t>(at)] = total;
+              } else {
+                out[static_cast<size_t>(at)] = total;
+              }
               if (!l.to_workspace) ++*writes;
             }
           }
@@ -157,8 +169,14 @@ std::vector<int64_t> emulate_middle(const at::Tensor& input, int64_t outer, int6
       }
     }
   }
-  for (int64_t w : workspace) EXPECT_NE(w, kSentinel) << "a workspace slot never written";
+  for (char w : ws_written) EXPECT_EQ(w, 1) << "a workspace slot never written";
   return out;
+}
+
+template <typename T>
+std::vector<T> values_of(const at::Tensor& t) {
+  const at::Tensor c = t.contiguous();
+  return std::vector<T>(c.data_ptr<T>(), c.data_ptr<T>() + c.numel());
 }
 
 TEST(MiddleSums, TheLaunchesGridsGiveTheCpusSum) {
@@ -168,11 +186,11 @@ TEST(MiddleSums, TheLaunchesGridsGiveTheCpusSum) {
   };
   const std::vector<Case> cases = {
       {1, 128, 512, 1},     // a bias gradient: 16 column blocks, 128 rows: not sliced
-      {1, 100000, 33, 2},   // few outputs, long columns: sliced
+      {1, 60000, 33, 2},    // few outputs, long columns: sliced
       {3, 5000, 40, 2},     {2, 511, 64, 1},  // below 512 rows: not sliced
-      {70000, 3, 32, 1},    // more outer indices than grid y: the block loops
+      {65600, 2, 32, 1},    // more outer indices than grid y: the block loops
       {1, 0, 40, 1},        // no rows: zeros
-      {5, 7, 1, 1},         {1, 4096, 2000, 2},  // 63 column blocks: sliced 5 ways
+      {5, 7, 1, 1},         {1, 2048, 1000, 2},  // 32 column blocks: sliced 8 ways
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(std::to_string(c.outer) + " x " + std::to_string(c.rows) + " x " +
@@ -181,11 +199,42 @@ TEST(MiddleSums, TheLaunchesGridsGiveTheCpusSum) {
     EXPECT_EQ(p.count, c.expected_launches);
     const at::Tensor x = at::randint(-1000, 1000, {c.outer, c.rows, c.inner}, at::kLong);
     int64_t writes = 0;
-    const std::vector<int64_t> got = emulate_middle(x, c.outer, c.rows, c.inner, &writes);
+    const std::vector<int64_t> got = emulate_middle<int64_t, int64_t, k::MiddleSum<int64_t>>(
+        x.data_ptr<int64_t>(), c.outer, c.rows, c.inner, &writes);
     EXPECT_EQ(writes, c.outer * c.inner);
-    const at::Tensor want = x.sum(1).reshape({-1}).contiguous();
-    EXPECT_EQ(got, std::vector<int64_t>(want.data_ptr<int64_t>(),
-                                        want.data_ptr<int64_t>() + want.numel()));
+    EXPECT_EQ(got, values_of<int64_t>(x.sum(1).reshape({-1})));
+    if (c.rows == 0) continue;  // max/min of nothing is refused before the kernels
+    // The other reductions through the same launches: max and min with NaNs
+    // (they win), all and any, prod of +-1 (wrapping-free, exact).
+    at::Tensor f = at::randn({c.outer, c.rows, c.inner});
+    f.view({-1}).index_put_({at::arange(0, f.numel(), 977)}, at::full({}, NAN));
+    for (bool max : {true, false}) {
+      const std::vector<float> got_f =
+          max ? emulate_middle<float, float, k::MiddleExtreme<float, true>>(
+                    f.data_ptr<float>(), c.outer, c.rows, c.inner, &writes)
+              : emulate_middle<float, float, k::MiddleExtreme<float, false>>(
+                    f.data_ptr<float>(), c.outer, c.rows, c.inner, &writes);
+      const std::vector<float> want_f =
+          values_of<float>((max ? at::amax(f, {1}) : at::amin(f, {1})).reshape({-1}));
+      ASSERT_EQ(got_f.size(), want_f.size());
+      for (size_t j = 0; j < got_f.size(); ++j) {
+        EXPECT_TRUE(std::isnan(want_f[j]) ? std::isnan(got_f[j]) : want_f[j] == got_f[j])
+            << (max ? "max " : "min ") << j << ": " << got_f[j] << " vs " << want_f[j];
+      }
+    }
+    const at::Tensor b = f.gt(0.5);
+    const std::vector<bool> all = emulate_middle<bool, bool, k::MiddleLogical<true>>(
+        b.data_ptr<bool>(), c.outer, c.rows, c.inner, &writes);
+    const std::vector<bool> any = emulate_middle<bool, bool, k::MiddleLogical<false>>(
+        b.data_ptr<bool>(), c.outer, c.rows, c.inner, &writes);
+    const std::vector<bool> want_all = values_of<bool>(at::all(b, 1).reshape({-1}));
+    const std::vector<bool> want_any = values_of<bool>(at::any(b, 1).reshape({-1}));
+    EXPECT_EQ(all, want_all);
+    EXPECT_EQ(any, want_any);
+    const at::Tensor signs = at::randint(0, 2, {c.outer, c.rows, c.inner}, at::kLong).mul(2).sub(1);
+    EXPECT_EQ((emulate_middle<int64_t, int64_t, k::MiddleProd<int64_t>>(
+                  signs.data_ptr<int64_t>(), c.outer, c.rows, c.inner, &writes)),
+              values_of<int64_t>(at::prod(signs, 1).reshape({-1})));
   }
   EXPECT_EQ(k::middle_plan(0, 5, 40).count, 0);  // nothing to write
   EXPECT_EQ(k::middle_plan(3, 5, 0).count, 0);

@@ -55,10 +55,15 @@
 // yet joined by its asynchronous shutdown when a worker process exits.
 #pragma once
 
+#include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>
 #include <grpcpp/impl/codegen/rpc_method.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -76,11 +81,13 @@ struct Tls {
   bool enabled() const { return !cert_chain.empty(); }
 };
 
-// One incoming call. Finished exactly once, with finish() or fail(), from
-// any thread; valid until then.
+// One incoming call, a unary call or one message of a peer's stream (See
+// Note [One stream per peer] in transport.cc). Finished exactly once, with
+// finish() or fail(), from any thread; valid until then. Copies name the
+// same call.
 struct ServerCall {
-  grpc::ByteBuffer* response = nullptr;
-  grpc::ServerUnaryReactor* reactor = nullptr;
+  struct State;
+  State* state = nullptr;
 };
 
 void finish(ServerCall call, grpc::ByteBuffer reply);
@@ -115,12 +122,23 @@ class Server {
 
 class Endpoint;
 struct ClientCall;
-// Makes the call on this thread (which polls for its reply).
+class ClientStream;
+class SyncStream;
+// Makes the call and waits on this thread for its reply.
 grpc::Status call_blocking(Endpoint& to, ClientCall* call);
-// Starts the call; done(a, b, status) runs once on a gRPC thread.
+// Starts the call; done(a, b, status) runs once, on a gRPC thread or the
+// transport's timer thread, never inside cancel() (and inside call_async
+// only when the peer's stream failed as it opened).
 void call_async(Endpoint& to, ClientCall* call, Done done, void* a, void* b);
 
-// A channel to one peer with the agent's method registered on it.
+// For tests of a server's checks: sends `message` as it is (no stream
+// header added) on a new stream to `to`, and returns how that stream ended
+// (OK if a reply came back instead).
+grpc::Status send_raw_stream_message(Endpoint& to, const grpc::ByteBuffer& message,
+                                     double timeout_s);
+
+// A channel to one peer with the agent's methods registered on it, and its
+// stream (opened on first use, reopened after it breaks).
 class Endpoint {
  public:
   Endpoint(const std::string& target, const Tls& tls);
@@ -132,12 +150,28 @@ class Endpoint {
   friend grpc::Status call_blocking(Endpoint& to, ClientCall* call);
   friend void call_async(Endpoint& to, ClientCall* call, Done done, void* a,
                          void* b);
+  friend grpc::Status send_raw_stream_message(Endpoint& to,
+                                              const grpc::ByteBuffer& message,
+                                              double timeout_s);
+  friend struct ClientCall;
+  std::shared_ptr<ClientStream> stream();
+  std::unique_ptr<SyncStream> take_sync();
+  void give_back(std::unique_ptr<SyncStream> s);
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<grpc::internal::RpcMethod> method_;
+  std::unique_ptr<grpc::internal::RpcMethod> stream_method_;
+  std::unique_ptr<grpc::GenericStub> stub_;
+  std::mutex mutex_;
+  std::shared_ptr<ClientStream> stream_;
+  std::vector<std::unique_ptr<SyncStream>> idle_;  // blocking callers'
 };
 
 // One outgoing call: the request, the response, and its context.
 struct ClientCall {
+  ClientCall();
+  ~ClientCall();
+  ClientCall(const ClientCall&) = delete;
+  ClientCall& operator=(const ClientCall&) = delete;
   grpc::ByteBuffer request;
   grpc::ByteBuffer response;
   // seconds; 0 = none. Before the call starts.
@@ -151,10 +185,28 @@ struct ClientCall {
   friend grpc::Status call_blocking(Endpoint& to, ClientCall* call);
   friend void call_async(Endpoint& to, ClientCall* call, Done done, void* a,
                          void* b);
-  grpc::ClientContext context_;
-  Done done_ = nullptr;  // call_async's
+  friend class ClientStream;
+  friend struct Timers;
+  friend class SyncStream;
+  bool on_stream() const;
+  bool send_on(Endpoint& to);
+  void finish(grpc::Status status);
+  grpc::ClientContext context_;  // a unary call's
+  Done done_ = nullptr;          // call_async's
   void* done_a_ = nullptr;
   void* done_b_ = nullptr;
+  bool wait_for_ready_ = false;
+  bool has_deadline_ = false;
+  std::chrono::steady_clock::time_point deadline_;
+  // A call on a stream (See Note [One stream per peer] in transport.cc):
+  // the asynchronous stream and its id there, or the blocking caller's
+  // stream, while the call runs.
+  std::mutex mutex_;
+  std::shared_ptr<ClientStream> stream_;
+  SyncStream* sync_ = nullptr;
+  uint64_t id_ = 0;
+  bool cancelled_ = false;
+  bool has_timer_ = false;
 };
 
 }  // namespace transport

@@ -133,6 +133,30 @@ TEST(RpcFaults, StrangersAreRefusedAndTheWorkerKeepsServing) {
       s = call(grpc::ByteBuffer(&junk, 1));
       EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
       EXPECT_THAT(s.error_message(), HasSubstr("rpc: bad message"));
+      // The same on the peer's stream, which calls without wait_for_ready
+      // take (See Note [One stream per peer] in transport.cc): a refusal and
+      // a bad frame are the call's status, and the stream stays up.
+      auto stream_call = [&](const grpc::ByteBuffer& request) {
+        rpc::transport::ClientCall c;
+        c.request = request;
+        c.set_timeout(10.0);
+        return rpc::transport::call_blocking(endpoint, &c);
+      };
+      env.set_token("not-the-token");
+      s = stream_call(wire::encode_plain(env));
+      EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+      EXPECT_EQ(s.error_message(), "the call does not carry this group's token");
+      s = stream_call(grpc::ByteBuffer(&junk, 1));
+      EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+      EXPECT_THAT(s.error_message(), HasSubstr("rpc: bad message"));
+      // A stream message without its header, or with a nonzero reserved
+      // word, ends that stream with an error.
+      for (std::string raw : {std::string("short"), std::string("\x01\0\0\0\0\0\0\0\0\0\0\0\x01\0\0\0x", 17)}) {
+        grpc::Slice bytes(raw);
+        s = rpc::transport::send_raw_stream_message(endpoint, grpc::ByteBuffer(&bytes, 1), 10.0);
+        EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT) << raw.size();
+        EXPECT_EQ(s.error_message(), "rpc: bad message: not an RPC stream message");
+      }
       // Raw bytes that are not HTTP/2 at all: the connection is dropped.
       int fd = socket(AF_INET, SOCK_STREAM, 0);
       sockaddr_in addr{};

@@ -6,7 +6,10 @@
 
 #include <ATen/ATen.h>
 
+#include <chrono>
 #include <cstring>
+#include <string>
+#include <thread>
 
 #include "distributed/rpc/rpc.h"
 #include "tests/distributed/multiprocess.h"
@@ -206,10 +209,56 @@ TEST(Rpc, ASlowCalleePastTheDeadlineTimesOutAndItsReplyIsDropped) {
                     rpc::rpc_sync("worker1", "rpc_test::sleep_ms", {int64_t{800}}, 0.1);
                   }),
                   HasSubstr("timed out after 0.1 s"));
-      EXPECT_EQ(rpc::rpc_sync("worker1", "rpc_test::sleep_ms", {int64_t{400}}, 0).toInt(), 400);
+      // The two late replies reach this caller's stream during this call
+      // (at ~1.1 s and ~1.5 s) and are dropped: it gets its own.
+      EXPECT_EQ(rpc::rpc_sync("worker1", "rpc_test::sleep_ms", {int64_t{1300}}, 0).toInt(), 1300);
       EXPECT_EQ(rpc::rpc_sync("worker1", "rpc_test::sleep_ms", {int64_t{10}}, 5).toInt(), 10);
+      // An asynchronous call's deadline, kept by the transport while the
+      // call waits on the peer's stream; the stream goes on serving.
+      start = std::chrono::steady_clock::now();
+      auto late = rpc::rpc_async("worker1", "rpc_test::sleep_ms", {int64_t{800}}, 0.1);
+      late->wait();
+      EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(600));
+      ASSERT_TRUE(late->hasError());
+      EXPECT_THAT(late->tryRetrieveErrorMessage(),
+                  HasSubstr("rpc: rpc(rpc_test::sleep_ms) to 'worker1' (rank 1) timed out "
+                            "after 0.1 s; a late reply is dropped"));
+      auto on_time = rpc::rpc_async("worker1", "rpc_test::sleep_ms", {int64_t{10}}, 5);
+      on_time->waitAndThrow();
+      EXPECT_EQ(on_time->value().toInt(), 10);
     }
     rpc::shutdown();
+  });
+  EXPECT_THAT(codes, Each(0));
+}
+
+// shutdown(graceful=false) cancels the calls still waiting, blocking and
+// asynchronous, instead of waiting for their replies.
+TEST(Rpc, AnUngracefulShutdownCancelsTheCallsStillWaiting) {
+  auto codes = run_workers(2, [](int rank, rpc::RpcBackendOptions o) {
+    rpc::init_rpc(worker_name(rank), rank, 2, o);
+    if (rank == 1) {
+      // Serves the slow calls past rank 0's shutdown.
+      std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+      rpc::shutdown(/*graceful=*/false);
+      return;
+    }
+    auto pending = rpc::rpc_async("worker1", "rpc_test::sleep_ms", {int64_t{4000}}, 0);
+    std::string blocked_error;
+    std::thread blocked([&] {
+      blocked_error = errorOf([] { rpc::rpc_sync("worker1", "rpc_test::sleep_ms", {int64_t{4000}}, 0); });
+    });
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    const auto start = std::chrono::steady_clock::now();
+    rpc::shutdown(/*graceful=*/false);
+    blocked.join();
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1500));
+    ASSERT_TRUE(pending->completed());
+    ASSERT_TRUE(pending->hasError());
+    for (const std::string& e : {pending->tryRetrieveErrorMessage(), blocked_error}) {
+      EXPECT_THAT(e, HasSubstr("rpc: rpc(rpc_test::sleep_ms) to 'worker1' (rank 1) failed"));
+      EXPECT_THAT(e, HasSubstr("CANCELLED"));
+    }
   });
   EXPECT_THAT(codes, Each(0));
 }

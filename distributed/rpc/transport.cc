@@ -632,6 +632,7 @@ class ClientStream final
         bad_reply_ = true;
       }
       context_.TryCancel();
+      stop_writing();  // no read follows: OnDone fails the waiting calls
       return;
     }
     StartRead(&read_);
@@ -774,6 +775,9 @@ class SyncStream {
   }
 
   bool healthy() const { return !finished_; }
+  // The last request never left: the call was over before its write (an
+  // idle stream whose connection closed), so it may be sent again.
+  bool unsent() const { return unsent_; }
   void cancel() { context_.TryCancel(); }
 
   // Sends the call's request and waits for its reply until the call's
@@ -803,9 +807,13 @@ class SyncStream {
                   std::chrono::duration_cast<std::chrono::system_clock::duration>(
                       call->deadline_ - std::chrono::steady_clock::now())
             : std::chrono::system_clock::time_point::max();
+    unsent_ = false;
     // The previous call's write, when it timed out before its end.
     while (pending_[kWrite]) {
-      if (!step(deadline, call->has_deadline_)) return failure();
+      if (!step(deadline, call->has_deadline_)) {
+        unsent_ = true;  // this request was not written
+        return failure();
+      }
       if (timed_out_) return timeout();
     }
     const grpc::ByteBuffer message =
@@ -835,6 +843,11 @@ class SyncStream {
   enum Op { kStart = 0, kWrite = 1, kRead = 2, kFinish = 3, kOps = 4 };
   static void* tag(Op op) { return reinterpret_cast<void*>(static_cast<intptr_t>(op) + 1); }
 
+  void completed(int op, bool ok) {
+    pending_[op] = false;
+    if (op == kWrite && !ok) unsent_ = true;
+  }
+
   void start_read() {
     call_->Read(&read_, tag(kRead));
     pending_[kRead] = true;
@@ -860,7 +873,7 @@ class SyncStream {
     if (r != grpc::CompletionQueue::GOT_EVENT) return false;
     const int op = static_cast<int>(reinterpret_cast<intptr_t>(t) - 1);
     if (op < 0 || op >= kOps) return false;
-    pending_[op] = false;
+    completed(op, ok);
     if (!ok) return false;
     if (op == kRead) {
       uint64_t id = 0;
@@ -920,7 +933,7 @@ class SyncStream {
           continue;
         }
         const int op = static_cast<int>(reinterpret_cast<intptr_t>(t) - 1);
-        if (op >= 0 && op < kOps) pending_[op] = false;
+        if (op >= 0 && op < kOps) completed(op, ok);
       }
     };
     drain();
@@ -943,6 +956,7 @@ class SyncStream {
   bool timed_out_ = false;
   bool bad_reply_ = false;
   bool finished_ = false;
+  bool unsent_ = false;
 };
 
 Endpoint::Endpoint(const std::string& target, const Tls& tls) {
@@ -1103,22 +1117,32 @@ grpc::Status call_blocking(Endpoint& to, ClientCall* call) {
                                              &call->context_, call->request,
                                              &call->response);
   }
-  std::unique_ptr<SyncStream> s = to.take_sync();
-  {
-    std::lock_guard<std::mutex> g(call->mutex_);
-    if (call->cancelled_) {
-      to.give_back(std::move(s));
-      return grpc::Status(grpc::StatusCode::CANCELLED, "Cancelled");
+  // A pooled stream may have died while idle (its connection closed, the
+  // peer is back on a new one): a request it never sent goes once more, on
+  // a new stream.
+  for (int attempt = 0;; ++attempt) {
+    std::unique_ptr<SyncStream> s =
+        attempt == 0 ? to.take_sync() : std::make_unique<SyncStream>(to.stub_.get());
+    {
+      std::lock_guard<std::mutex> g(call->mutex_);
+      if (call->cancelled_) {
+        to.give_back(std::move(s));
+        return grpc::Status(grpc::StatusCode::CANCELLED, "Cancelled");
+      }
+      call->sync_ = s.get();
     }
-    call->sync_ = s.get();
+    grpc::Status status = s->roundtrip(call);
+    {
+      std::lock_guard<std::mutex> g(call->mutex_);
+      call->sync_ = nullptr;
+    }
+    if (s->healthy()) {
+      to.give_back(std::move(s));
+    } else if (attempt == 0 && s->unsent()) {
+      continue;
+    }
+    return status;
   }
-  grpc::Status status = s->roundtrip(call);
-  {
-    std::lock_guard<std::mutex> g(call->mutex_);
-    call->sync_ = nullptr;
-  }
-  if (s->healthy()) to.give_back(std::move(s));
-  return status;
 }
 
 void call_async(Endpoint& to, ClientCall* call, Done done, void* a, void* b) {

@@ -1,6 +1,8 @@
 // distributed/rpc/transport.h — the agent's only door into gRPC's C++ API:
 // the server and its incoming calls, channels to peers, and outgoing calls
-// (blocking or with a completion callback). Internal to //distributed/rpc.
+// (blocking or with a completion callback), small ones on one stream per
+// peer (See Note [One stream per peer] in transport.cc). Internal to
+// //distributed/rpc.
 //
 //   auto server = transport::Server::start(
 //       {"127.0.0.1:0", "unix-abstract:x"},
@@ -43,8 +45,8 @@
 //
 // What stays checked: every access by instrumented code (the agent in
 // libember_distributed.so: agent*.cc, rref.cc, rpc.cc, wire.cc; the core;
-// the tests), on any thread, including gRPC's threads running the agent's
-// handler and completion callbacks. The agent hands work between gRPC's
+// the tests), on any thread, including gRPC's threads (and the transport's
+// timer thread) running the agent's handler and completion callbacks. The agent hands work between gRPC's
 // threads and its own only through std::mutex / std::condition_variable
 // (the agent's mutex, the pool's queue, Futures, wire.cc's slice-reference
 // mutex), which TSan sees through its pthread interceptors. Completion

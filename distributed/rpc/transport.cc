@@ -4,10 +4,14 @@
 // --config=tsan: See Note [TSan and gRPC] in transport.h.
 #include <grpc/grpc.h>
 
+#include <pthread.h>
+#include <time.h>
+
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
+#include "distributed/rpc/transport.h"
 #include "distributed/rpc/transport_internal.h"
 
 namespace torch {
@@ -66,6 +70,37 @@ namespace detail {
 // through a queue (gRPC allows one write in flight per stream). gRPC's
 // operations are never started under the transport's own mutexes: a
 // callback may run inside them.
+
+Mutex::Mutex() { pthread_mutex_init(&mutex_, nullptr); }
+Mutex::~Mutex() { pthread_mutex_destroy(&mutex_); }
+void Mutex::lock() { pthread_mutex_lock(&mutex_); }
+void Mutex::unlock() { pthread_mutex_unlock(&mutex_); }
+
+CondVar::CondVar() {
+  pthread_condattr_t attr;
+  pthread_condattr_init(&attr);
+  pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+  pthread_cond_init(&cond_, &attr);
+  pthread_condattr_destroy(&attr);
+}
+CondVar::~CondVar() { pthread_cond_destroy(&cond_); }
+
+void CondVar::wait(std::unique_lock<Mutex>& lock) {
+  pthread_cond_wait(&cond_, lock.mutex()->native());
+}
+
+void CondVar::wait_until(std::unique_lock<Mutex>& lock,
+                         std::chrono::steady_clock::time_point when) {
+  // steady_clock is CLOCK_MONOTONIC in libstdc++.
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(when.time_since_epoch());
+  timespec ts;
+  ts.tv_sec = static_cast<time_t>(ns.count() / 1000000000);
+  ts.tv_nsec = static_cast<long>(ns.count() % 1000000000);
+  if (ns.count() < 0) ts = timespec{0, 0};
+  pthread_cond_timedwait(&cond_, lock.mutex()->native(), &ts);
+}
+
+void CondVar::notify_one() { pthread_cond_signal(&cond_); }
 
 std::chrono::system_clock::time_point deadline_after(double seconds) {
   return std::chrono::system_clock::now() +

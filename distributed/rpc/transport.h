@@ -62,10 +62,11 @@
 #include <grpcpp/impl/codegen/rpc_method.h>
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+
+#include <pthread.h>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,44 @@ namespace torch {
 namespace distributed {
 namespace rpc {
 namespace transport {
+
+// transport::detail::Mutex, transport::detail::CondVar
+//
+// The transport's own locks: pthread's, called from this module only. A
+// std::mutex would not do under --config=tsan: its inline lock() may bind
+// to the instrumented copy in another module while unlock() is inlined
+// here, so TSan sees locks without unlocks ("double lock of a mutex"). All
+// of the transport's synchronization is then invisible to TSan, like its
+// memory accesses (See Note [TSan and gRPC] above).
+namespace detail {
+class Mutex {
+ public:
+  Mutex();
+  ~Mutex();
+  Mutex(const Mutex&) = delete;
+  Mutex& operator=(const Mutex&) = delete;
+  void lock();
+  void unlock();
+  pthread_mutex_t* native() { return &mutex_; }
+
+ private:
+  pthread_mutex_t mutex_;
+};
+
+class CondVar {
+ public:
+  CondVar();  // on the monotonic clock
+  ~CondVar();
+  CondVar(const CondVar&) = delete;
+  CondVar& operator=(const CondVar&) = delete;
+  void wait(std::unique_lock<Mutex>& lock);
+  void wait_until(std::unique_lock<Mutex>& lock, std::chrono::steady_clock::time_point when);
+  void notify_one();
+
+ private:
+  pthread_cond_t cond_;
+};
+}  // namespace detail
 
 // TLS material (PEM text), or none when cert_chain is empty.
 struct Tls {
@@ -163,9 +202,12 @@ class Endpoint {
   std::unique_ptr<grpc::internal::RpcMethod> method_;
   std::unique_ptr<grpc::internal::RpcMethod> stream_method_;
   std::unique_ptr<grpc::GenericStub> stub_;
-  std::mutex mutex_;
+  detail::Mutex mutex_;
   std::shared_ptr<ClientStream> stream_;
   std::vector<std::unique_ptr<SyncStream>> idle_;  // blocking callers'
+  // Replaced streams until their calls end (destroyed here, before the
+  // channel: See Endpoint::~Endpoint).
+  std::vector<std::shared_ptr<ClientStream>> retired_;
 };
 
 // One outgoing call: the request, the response, and its context.
@@ -203,7 +245,7 @@ struct ClientCall {
   // A call on a stream (See Note [One stream per peer] in transport.cc):
   // the asynchronous stream and its id there, or the blocking caller's
   // stream, while the call runs.
-  std::mutex mutex_;
+  detail::Mutex mutex_;
   std::shared_ptr<ClientStream> stream_;
   SyncStream* sync_ = nullptr;
   uint64_t id_ = 0;

@@ -6,8 +6,9 @@
 #include <grpcpp/impl/codegen/client_callback.h>
 #include <grpcpp/impl/codegen/client_unary_call.h>
 
+#include <algorithm>
 #include <atomic>
-#include <condition_variable>
+#include <chrono>
 #include <deque>
 #include <map>
 #include <memory>
@@ -49,7 +50,7 @@ struct Timers {
   };
 
   void add(Key key, std::weak_ptr<ClientStream> stream, grpc::StatusCode code) {
-    std::lock_guard<std::mutex> g(mutex_);
+    std::lock_guard<Mutex> g(mutex_);
     if (!started_) {
       started_ = true;
       std::thread([this] { run(); }).detach();
@@ -60,15 +61,15 @@ struct Timers {
   }
 
   void remove(Key key) {
-    std::lock_guard<std::mutex> g(mutex_);
+    std::lock_guard<Mutex> g(mutex_);
     entries_.erase(key);
   }
 
  private:
   void run();
 
-  std::mutex mutex_;
-  std::condition_variable cv_;
+  Mutex mutex_;
+  CondVar cv_;
   std::map<Key, Entry> entries_;
   bool started_ = false;
 };
@@ -96,7 +97,7 @@ class ClientStream final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc
   }
 
   bool broken() {
-    std::lock_guard<std::mutex> g(mutex_);
+    std::lock_guard<Mutex> g(mutex_);
     return broken_;
   }
 
@@ -106,10 +107,10 @@ class ClientStream final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc
     const uint64_t id = g_next_call_id.fetch_add(1, std::memory_order_relaxed);
     grpc::ByteBuffer* first = nullptr;
     {
-      std::lock_guard<std::mutex> g(mutex_);
+      std::lock_guard<Mutex> g(mutex_);
       if (broken_) return false;
       {
-        std::lock_guard<std::mutex> c(call->mutex_);
+        std::lock_guard<Mutex> c(call->mutex_);
         call->stream_ = self_;
         call->id_ = id;
       }
@@ -132,7 +133,7 @@ class ClientStream final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc
   // The call waiting under `id`, now the caller's to finish; null when it
   // is finished or being finished already.
   ClientCall* take(uint64_t id) {
-    std::lock_guard<std::mutex> g(mutex_);
+    std::lock_guard<Mutex> g(mutex_);
     auto it = pending_.find(id);
     if (it == pending_.end()) return nullptr;
     ClientCall* call = it->second;
@@ -154,7 +155,7 @@ class ClientStream final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc
     read_.Clear();
     if (!good) {
       {
-        std::lock_guard<std::mutex> g(mutex_);
+        std::lock_guard<Mutex> g(mutex_);
         bad_reply_ = true;
       }
       context_.TryCancel();
@@ -176,7 +177,7 @@ class ClientStream final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc
     grpc::ByteBuffer* next = nullptr;
     bool last = false;
     {
-      std::lock_guard<std::mutex> g(mutex_);
+      std::lock_guard<Mutex> g(mutex_);
       writes_.pop_front();
       if (!ok) broken_ = true;
       if (broken_) writes_.clear();
@@ -197,7 +198,7 @@ class ClientStream final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc
     std::shared_ptr<ClientStream> self;
     bool bad;
     {
-      std::lock_guard<std::mutex> g(mutex_);
+      std::lock_guard<Mutex> g(mutex_);
       broken_ = true;
       waiting.swap(pending_);
       self = std::move(self_);
@@ -211,7 +212,17 @@ class ClientStream final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc
                          "the peer closed the RPC stream (its server shut down)");
     }
     for (auto& w : waiting) w.second->finish(why);
-    // `self` goes last: it may destroy this stream.
+    // Not the last reference: the Endpoint keeps every stream it opened
+    // until done() and destroys it itself (See Endpoint::~Endpoint).
+    self.reset();
+    std::lock_guard<Mutex> g(mutex_);
+    done_ = true;
+  }
+
+  // OnDone has run: gRPC is finished with this stream.
+  bool done() {
+    std::lock_guard<Mutex> g(mutex_);
+    return done_;
   }
 
  private:
@@ -222,7 +233,7 @@ class ClientStream final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc
   void stop_writing() {
     bool last;
     {
-      std::lock_guard<std::mutex> g(mutex_);
+      std::lock_guard<Mutex> g(mutex_);
       broken_ = true;
       last = !writing_ && !hold_removed_;
       if (last) hold_removed_ = true;
@@ -232,7 +243,7 @@ class ClientStream final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc
 
   grpc::ClientContext context_;
   grpc::ByteBuffer read_;  // gRPC's only while a read is in flight
-  std::mutex mutex_;
+  Mutex mutex_;
   std::shared_ptr<ClientStream> self_;  // until OnDone
   std::unordered_map<uint64_t, ClientCall*> pending_;
   std::deque<grpc::ByteBuffer> writes_;  // front: in flight when writing_
@@ -240,10 +251,11 @@ class ClientStream final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc
   bool broken_ = false;
   bool hold_removed_ = false;
   bool bad_reply_ = false;
+  bool done_ = false;
 };
 
 void Timers::run() {
-  std::unique_lock<std::mutex> l(mutex_);
+  std::unique_lock<Mutex> l(mutex_);
   for (;;) {
     if (entries_.empty()) {
       cv_.wait(l);
@@ -251,7 +263,8 @@ void Timers::run() {
     }
     auto first = entries_.begin();
     if (first->first.first > std::chrono::steady_clock::now()) {
-      cv_.wait_until(l, first->first.first);
+      const auto when = first->first.first;  // the entry may go meanwhile
+      cv_.wait_until(l, when);
       continue;
     }
     const uint64_t id = first->first.second;
@@ -464,8 +477,10 @@ class SyncStream {
     return status;
   }
 
-  grpc::ClientContext context_;
+  // Destroyed in reverse: the call, its context (which holds the call),
+  // then the queue it used.
   grpc::CompletionQueue cq_;
+  grpc::ClientContext context_;
   std::unique_ptr<grpc::GenericClientAsyncReaderWriter> call_;
   bool pending_[kOps] = {};
   grpc::ByteBuffer read_;
@@ -520,23 +535,49 @@ Endpoint::Endpoint(const std::string& target, const Tls& tls) {
   stub_ = std::make_unique<grpc::GenericStub>(channel_);
 }
 
+// Note [Streams end before their channel]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A callback stream's gRPC call holds a reference to the completion queue
+// that gRPC shares between channels and servers, which the last grpc::Channel
+// or grpc::Server to go shuts down; a call released after that (by its
+// OnDone on gRPC's thread, as a unary call never outlived its channel)
+// failed gRPC's assertion "prior > 0" in grpc_cq_internal_unref. So the
+// Endpoint holds every stream it opened, cancels them when it goes, waits
+// for their OnDone, and destroys them itself before the channel; replaced
+// streams that are done are destroyed when the next one opens.
 Endpoint::~Endpoint() {
-  // The stream ends by itself once cancelled (the peer's server sees it
-  // go); no call is waiting on it by now.
-  std::shared_ptr<ClientStream> s;
+  std::vector<std::shared_ptr<ClientStream>> streams;
   std::vector<std::unique_ptr<SyncStream>> idle;
   {
-    std::lock_guard<std::mutex> g(mutex_);
-    s = std::move(stream_);
+    std::lock_guard<Mutex> g(mutex_);
+    streams.swap(retired_);
+    if (stream_ != nullptr) streams.push_back(std::move(stream_));
     idle.swap(idle_);
   }
-  if (s != nullptr) s->cancel();
+  for (auto& s : streams) s->cancel();
+  // No call waits on them by now: OnDone comes at once after the cancel.
+  // Bounded all the same; a stream still referenced elsewhere (a timer
+  // entry being processed) is let go after it.
+  const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  for (auto& s : streams) {
+    while ((!s->done() || s.use_count() > 1) && std::chrono::steady_clock::now() < limit) {
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
+  streams.clear();
   idle.clear();  // each cancels its call and waits for it to end
 }
 
 std::shared_ptr<ClientStream> Endpoint::stream() {
-  std::lock_guard<std::mutex> g(mutex_);
+  std::lock_guard<Mutex> g(mutex_);
   if (stream_ == nullptr || stream_->broken()) {
+    if (stream_ != nullptr) retired_.push_back(std::move(stream_));
+    // See Note [Streams end before their channel].
+    retired_.erase(std::remove_if(retired_.begin(), retired_.end(),
+                                  [](const std::shared_ptr<ClientStream>& r) {
+                                    return r->done() && r.use_count() == 1;
+                                  }),
+                   retired_.end());
     stream_ = ClientStream::open(channel_.get(), *stream_method_);
   }
   return stream_;
@@ -559,7 +600,7 @@ void ClientCall::cancel() {
   std::shared_ptr<ClientStream> s;
   uint64_t id = 0;
   {
-    std::lock_guard<std::mutex> g(mutex_);
+    std::lock_guard<Mutex> g(mutex_);
     cancelled_ = true;
     s = stream_;
     id = id_;
@@ -593,7 +634,7 @@ bool ClientCall::send_on(Endpoint& to) {
     if (s->send(this)) {
       bool cancel;
       {
-        std::lock_guard<std::mutex> g(mutex_);
+        std::lock_guard<Mutex> g(mutex_);
         cancel = cancelled_;
       }
       if (cancel) this->cancel();
@@ -608,7 +649,7 @@ ClientCall::~ClientCall() = default;
 
 std::unique_ptr<SyncStream> Endpoint::take_sync() {
   {
-    std::lock_guard<std::mutex> g(mutex_);
+    std::lock_guard<Mutex> g(mutex_);
     if (!idle_.empty()) {
       std::unique_ptr<SyncStream> s = std::move(idle_.back());
       idle_.pop_back();
@@ -619,7 +660,7 @@ std::unique_ptr<SyncStream> Endpoint::take_sync() {
 }
 
 void Endpoint::give_back(std::unique_ptr<SyncStream> s) {
-  std::lock_guard<std::mutex> g(mutex_);
+  std::lock_guard<Mutex> g(mutex_);
   idle_.push_back(std::move(s));
 }
 
@@ -641,7 +682,7 @@ grpc::Status call_blocking(Endpoint& to, ClientCall* call) {
     std::unique_ptr<SyncStream> s =
         attempt == 0 ? to.take_sync() : std::make_unique<SyncStream>(to.stub_.get());
     {
-      std::lock_guard<std::mutex> g(call->mutex_);
+      std::lock_guard<Mutex> g(call->mutex_);
       if (call->cancelled_) {
         to.give_back(std::move(s));
         return grpc::Status(grpc::StatusCode::CANCELLED, "Cancelled");
@@ -650,7 +691,7 @@ grpc::Status call_blocking(Endpoint& to, ClientCall* call) {
     }
     grpc::Status status = s->roundtrip(call);
     {
-      std::lock_guard<std::mutex> g(call->mutex_);
+      std::lock_guard<Mutex> g(call->mutex_);
       call->sync_ = nullptr;
     }
     if (s->healthy()) {

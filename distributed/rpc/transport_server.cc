@@ -27,7 +27,7 @@ struct Server::Impl {
   std::unique_ptr<grpc::Server> server;
   // The open streams (See Note [One stream per peer] in transport.cc);
   // each is in the set from its start until OnDone.
-  std::mutex mutex;
+  detail::Mutex mutex;
   std::set<ServerStream*> streams;
   bool stopping = false;
 };
@@ -54,11 +54,15 @@ class ServerStream final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc
       : server_(server), handler_(handler), arg_(arg) {
     bool stopping;
     {
-      std::lock_guard<std::mutex> g(server_->mutex);
+      std::lock_guard<Mutex> g(server_->mutex);
       server_->streams.insert(this);
       stopping = server_->stopping;
     }
     if (stopping) {
+      {
+        std::lock_guard<Mutex> g(mutex_);
+        finished_ = true;  // once: OnCancel must not finish it again
+      }
       Finish(
           grpc::Status(grpc::StatusCode::UNAVAILABLE, "the worker's RPC server is shutting down"));
       return;
@@ -69,7 +73,7 @@ class ServerStream final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc
   void OnReadDone(bool ok) override {
     if (!ok) {
       {
-        std::lock_guard<std::mutex> g(mutex_);
+        std::lock_guard<Mutex> g(mutex_);
         reads_done_ = true;
       }
       maybe_finish();
@@ -83,7 +87,7 @@ class ServerStream final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc
     if (!good || code != 0) {
       delete state;
       {
-        std::lock_guard<std::mutex> g(mutex_);
+        std::lock_guard<Mutex> g(mutex_);
         reads_done_ = true;
         status_ = grpc::Status(grpc::StatusCode::INVALID_ARGUMENT,
                                "rpc: bad message: not an RPC stream message");
@@ -92,7 +96,7 @@ class ServerStream final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc
       return;
     }
     {
-      std::lock_guard<std::mutex> g(mutex_);
+      std::lock_guard<Mutex> g(mutex_);
       ++refs_;
       ++calls_;
       delivering_ = true;
@@ -103,12 +107,12 @@ class ServerStream final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc
     handler_(arg_, state->request, ServerCall{state});
     bool read;
     {
-      std::lock_guard<std::mutex> g(mutex_);
+      std::lock_guard<Mutex> g(mutex_);
       read = !finished_;
     }
     if (read) StartRead(&read_);
     {
-      std::lock_guard<std::mutex> g(mutex_);
+      std::lock_guard<Mutex> g(mutex_);
       delivering_ = false;
     }
     maybe_finish();
@@ -117,7 +121,7 @@ class ServerStream final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc
   void OnWriteDone(bool ok) override {
     grpc::ByteBuffer* next = nullptr;
     {
-      std::lock_guard<std::mutex> g(mutex_);
+      std::lock_guard<Mutex> g(mutex_);
       writes_.pop_front();
       if (!ok) broken_ = true;
       if (broken_) writes_.clear();
@@ -136,7 +140,7 @@ class ServerStream final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc
 
   void OnCancel() override {
     {
-      std::lock_guard<std::mutex> g(mutex_);
+      std::lock_guard<Mutex> g(mutex_);
       broken_ = true;
     }
     maybe_finish();
@@ -144,7 +148,7 @@ class ServerStream final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc
 
   void OnDone() override {
     {
-      std::lock_guard<std::mutex> g(server_->mutex);
+      std::lock_guard<Mutex> g(server_->mutex);
       server_->streams.erase(this);
     }
     release();
@@ -154,7 +158,7 @@ class ServerStream final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc
   void reply(uint64_t id, uint32_t code, const grpc::ByteBuffer* body, const std::string& message) {
     grpc::ByteBuffer* first = nullptr;
     {
-      std::lock_guard<std::mutex> g(mutex_);
+      std::lock_guard<Mutex> g(mutex_);
       --calls_;
       if (!broken_ && !finished_) {
         writes_.push_back(with_header(id, code, body, message));
@@ -172,21 +176,21 @@ class ServerStream final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc
   // Server::shutdown: finish once the delivered calls are answered.
   void close() {
     {
-      std::lock_guard<std::mutex> g(mutex_);
+      std::lock_guard<Mutex> g(mutex_);
       closing_ = true;
     }
     maybe_finish();
   }
 
   void add_ref() {
-    std::lock_guard<std::mutex> g(mutex_);
+    std::lock_guard<Mutex> g(mutex_);
     ++refs_;
   }
 
   void release() {
     bool last;
     {
-      std::lock_guard<std::mutex> g(mutex_);
+      std::lock_guard<Mutex> g(mutex_);
       last = --refs_ == 0;
     }
     if (last) delete this;
@@ -198,7 +202,7 @@ class ServerStream final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc
   void maybe_finish() {
     grpc::Status status;
     {
-      std::lock_guard<std::mutex> g(mutex_);
+      std::lock_guard<Mutex> g(mutex_);
       if (finished_ || writing_ || delivering_) return;
       if (!(reads_done_ || closing_ || broken_)) return;
       if (calls_ > 0 && !broken_) return;
@@ -212,7 +216,7 @@ class ServerStream final : public grpc::ServerBidiReactor<grpc::ByteBuffer, grpc
   Handler handler_;
   void* arg_;
   grpc::ByteBuffer read_;  // gRPC's only while a read is in flight
-  std::mutex mutex_;
+  Mutex mutex_;
   std::deque<grpc::ByteBuffer> writes_;  // front: in flight when writing_
   grpc::Status status_;
   int refs_ = 1;   // gRPC's, until OnDone, + one per undelivered reply
@@ -318,7 +322,7 @@ void Server::shutdown(double grace_s) {
   // calls.
   std::vector<ServerStream*> open;
   {
-    std::lock_guard<std::mutex> g(impl_->mutex);
+    std::lock_guard<Mutex> g(impl_->mutex);
     impl_->stopping = true;
     for (ServerStream* s : impl_->streams) {
       s->add_ref();

@@ -109,12 +109,20 @@ class ClientStream final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc
     {
       std::lock_guard<Mutex> g(mutex_);
       if (broken_) return false;
+      bool cancelled;
       {
         std::lock_guard<Mutex> c(call->mutex_);
         call->stream_ = self_;
         call->id_ = id;
+        cancelled = call->cancelled_;
       }
       pending_.emplace(id, call);
+      // A cancel that came before: applied now, while the call is ours (once
+      // the write starts, its reply may finish and free it).
+      if (cancelled) {
+        timers().add({std::chrono::steady_clock::time_point{}, id}, self_,
+                     grpc::StatusCode::CANCELLED);
+      }
       if (call->has_deadline_) {
         // Before the write: the reply cannot finish the call first.
         call->has_timer_ = true;
@@ -627,19 +635,12 @@ void ClientCall::finish(grpc::Status status) {
 
 // Sends the call on the peer's stream, opening a new one if it broke. A
 // fresh stream that broke at once (the peer is unreachable) is answered
-// with its failure here; a cancel that came before the call is applied now.
+// with its failure here. No member is touched after send(): the call may be
+// finished and freed by then (ClientStream::send applies an earlier cancel).
 bool ClientCall::send_on(Endpoint& to) {
   for (int attempt = 0; attempt < 2; ++attempt) {
     std::shared_ptr<ClientStream> s = to.stream();
-    if (s->send(this)) {
-      bool cancel;
-      {
-        std::lock_guard<Mutex> g(mutex_);
-        cancel = cancelled_;
-      }
-      if (cancel) this->cancel();
-      return true;
-    }
+    if (s->send(this)) return true;
   }
   return false;
 }

@@ -60,6 +60,12 @@ struct Timers {
     if (first) cv_.notify_one();
   }
 
+  // Fails call `id` of `stream` with CANCELLED now, on the timer thread.
+  void cancel(uint64_t id, std::weak_ptr<ClientStream> stream) {
+    add({std::chrono::steady_clock::time_point{}, id}, std::move(stream),
+        grpc::StatusCode::CANCELLED);
+  }
+
   void remove(Key key) {
     std::lock_guard<Mutex> g(mutex_);
     entries_.erase(key);
@@ -119,10 +125,7 @@ class ClientStream final : public grpc::ClientBidiReactor<grpc::ByteBuffer, grpc
       pending_.emplace(id, call);
       // A cancel that came before: applied now, while the call is ours (once
       // the write starts, its reply may finish and free it).
-      if (cancelled) {
-        timers().add({std::chrono::steady_clock::time_point{}, id}, self_,
-                     grpc::StatusCode::CANCELLED);
-      }
+      if (cancelled) timers().cancel(id, self_);
       if (call->has_deadline_) {
         // Before the write: the reply cannot finish the call first.
         call->has_timer_ = true;
@@ -617,9 +620,7 @@ void ClientCall::cancel() {
   }
   // On the stream: failed by the timer thread, now (the caller may hold
   // the lock its completion takes). A unary call: by gRPC.
-  if (s != nullptr) {
-    timers().add({std::chrono::steady_clock::time_point{}, id}, s, grpc::StatusCode::CANCELLED);
-  }
+  if (s != nullptr) timers().cancel(id, s);
   context_.TryCancel();
 }
 

@@ -80,7 +80,7 @@ constexpr int64_t kSumBlock = 4096;
 // How far ahead sum, mean and prod of a contiguous run in memory prefetch,
 // one cache line at a time: See Note [Sum prefetch] in
 // reductions_sum_minmax.cc.
-constexpr int64_t kReducePrefetchBytes = 2048;
+constexpr int64_t kReducePrefetchBytes = 6144;
 
 // Prefetches the cache lines of the `bytes` bytes that start
 // kReducePrefetchBytes past `p`.

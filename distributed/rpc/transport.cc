@@ -1,6 +1,8 @@
 // The transport's shared pieces: the stream header, gRPC's setup, and the
 // design of the stream per peer. The server is in transport_server.cc, the
-// client in transport_client.cc. Compiled without -fsanitize=thread under
+// client in transport_client.cc and its two kinds of stream in
+// transport_callback_stream.cc and transport_sync_stream.cc
+// (transport_streams.h). Compiled without -fsanitize=thread under
 // --config=tsan: See Note [TSan and gRPC] in transport.h.
 #include <grpc/grpc.h>
 

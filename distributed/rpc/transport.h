@@ -24,12 +24,13 @@
 // futexes that order them live in the uninstrumented library: every call
 // that completes on another thread is then a false report. So every such
 // template is instantiated in one module of its own,
-// libember_rpc_transport.so (transport.cc, transport_client.cc,
-// transport_server.cc, the generated rpc.grpc.pb.cc and rpc.pb.cc), which
-// --config=tsan compiles without -fsanitize=thread (.bazelrc), like libgrpc
-// itself. A new file of the module must be added to that list: an
-// instrumented one reports gRPC's own handoffs as races (seen: the unary
-// handler's Finish callback).
+// libember_rpc_transport.so (distributed/rpc/transport*.cc, the generated
+// rpc.grpc.pb.cc and rpc.pb.cc), which --config=tsan compiles without
+// -fsanitize=thread (.bazelrc), like libgrpc itself. A new file of the
+// module is named transport<something>.cc so that .bazelrc's pattern takes
+// it: an instrumented one reports gRPC's own handoffs as races (seen: the
+// unary handler's Finish callback, when the pattern named transport.cc
+// only).
 //
 // Uninstrumented code still calls TSan's interceptors (operator
 // new/delete, malloc/free, memcpy, epoll), and those are checked unless the

@@ -1,6 +1,6 @@
 // distributed/rpc/transport_internal.h — what the transport's files share:
 // the method names, the stream header, gRPC's setup. Internal to
-// :transport_impl (transport.cc, transport_server.cc, transport_client.cc);
+// :transport_impl (distributed/rpc/transport*.cc);
 // compiled like them (See Note [TSan and gRPC] in transport.h).
 #pragma once
 

@@ -4,6 +4,7 @@
 #include <cudnn.h>
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <optional>
@@ -15,6 +16,7 @@
 #include "aten/ConvUtils.h"
 #include "aten/Functions.h"
 #include "aten/Tensor.h"
+#include "backends/cuda/CUDAGuardImpl.h"
 #include "backends/cuda/CUDAIterator.h"
 #include "backends/cuda/CuDNN.h"
 #include "c10/core/DeviceGuard.h"
@@ -35,8 +37,9 @@ using at::native::ConvPlan;
 // call on dense NCHW tensors (NHWC when the input or the weight is channels
 // last: then the results are channels last too, as PyTorch's), with the
 // algorithm cuDNN's heuristics rank first (cudnnGet*Algorithm_v7, as
-// PyTorch with benchmark=False) among those that succeed, do not need tensor cores where the math is FMA (Float:
-// no TF32; the descriptor keeps CUDNN_FMA_MATH), whose workspace the
+// PyTorch with benchmark=False) among those that succeed, do not need
+// tensor cores where the math is FMA (Float: no TF32; the descriptor keeps
+// CUDNN_FMA_MATH), whose workspace the
 // caching allocator can give and that cuDNN then runs (one that returns
 // CUDNN_STATUS_NOT_SUPPORTED makes way for the next); the workspace is
 // freed after the call is queued (the allocator reuses it only in stream
@@ -136,86 +139,104 @@ bool run_first_that_works(const Perf* perfs, int count, const cudnn::ConvDescrip
   return false;
 }
 
-// Y = X (*) W.
-std::optional<at::Tensor> forward(const ConvGeometry& g, const at::Tensor& x_in,
-                                  const at::Tensor& w_in, bool nhwc, const char* op) {
-  const cudnn::Library& lib = cudnn::library();
-  const c10::Device device = x_in.device();
-  c10::DeviceGuard guard(device);
-  const at::Tensor x = dense(x_in, nhwc), w = dense(w_in, nhwc);
-  cudnn::ConvDescriptors d(g, x.scalar_type(), op, nhwc);
-  cudnnHandle_t h = handle_on_current_stream(device, op);
-  cudnnConvolutionFwdAlgoPerf_t perfs[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-  int count = 0;
-  cudnn::check(lib.cudnnGetConvolutionForwardAlgorithm_v7(
-                   h, d.x, d.w, d.conv, d.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &count, perfs),
-               op, "cudnnGetConvolutionForwardAlgorithm_v7");
-  at::Tensor y = empty_in(g.N, g.Cy, g.Hy, g.Wy, x.scalar_type(), device, nhwc, op);
-  const float one = 1, zero = 0;
-  const bool ran = run_first_that_works(
-      perfs, count, d, device, op, "cudnnConvolutionForward",
-      [&](cudnnConvolutionFwdAlgo_t algo, void* ws, size_t bytes) {
-        return lib.cudnnConvolutionForward(h, &one, d.x, x.data_ptr(), d.w, w.data_ptr(), d.conv,
-                                           algo, ws, bytes, &zero, d.y, y.data_ptr());
-      });
-  if (!ran) return std::nullopt;
-  return y;
-}
+// The three products (Note [Convolution geometry]) differ only in cuDNN's
+// calls and the result's shape; each is a Product for run_product:
+//   query(lib, h, d, perfs, &count)  cuDNN's ranked algorithms
+//   run(lib, h, d, algo, ws, bytes, a, b, out)  the product of a and b
+//   shape(g)  the result's [n, c, h, w]
 
-// dX from dY and W.
-std::optional<at::Tensor> backward_data(const ConvGeometry& g, const at::Tensor& dy_in,
-                                        const at::Tensor& w_in, bool nhwc, const char* op) {
-  const cudnn::Library& lib = cudnn::library();
-  const c10::Device device = dy_in.device();
-  c10::DeviceGuard guard(device);
-  const at::Tensor dy = dense(dy_in, nhwc), w = dense(w_in, nhwc);
-  cudnn::ConvDescriptors d(g, dy.scalar_type(), op, nhwc);
-  cudnnHandle_t h = handle_on_current_stream(device, op);
-  cudnnConvolutionBwdDataAlgoPerf_t perfs[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-  int count = 0;
-  cudnn::check(lib.cudnnGetConvolutionBackwardDataAlgorithm_v7(
-                   h, d.w, d.y, d.conv, d.x, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &count,
-                   perfs),
-               op, "cudnnGetConvolutionBackwardDataAlgorithm_v7");
-  at::Tensor dx = empty_in(g.N, g.Cx, g.Hx, g.Wx, dy.scalar_type(), device, nhwc, op);
-  const float one = 1, zero = 0;
-  const bool ran = run_first_that_works(
-      perfs, count, d, device, op, "cudnnConvolutionBackwardData",
-      [&](cudnnConvolutionBwdDataAlgo_t algo, void* ws, size_t bytes) {
-        return lib.cudnnConvolutionBackwardData(h, &one, d.w, w.data_ptr(), d.y, dy.data_ptr(),
-                                                d.conv, algo, ws, bytes, &zero, d.x,
-                                                dx.data_ptr());
-      });
-  if (!ran) return std::nullopt;
-  return dx;
-}
+// Y = X (*) W: a = X, b = W.
+struct Forward {
+  using Perf = cudnnConvolutionFwdAlgoPerf_t;
+  using Algo = cudnnConvolutionFwdAlgo_t;
+  static constexpr int kAlgos = CUDNN_CONVOLUTION_FWD_ALGO_COUNT;
+  static constexpr const char* kQuery = "cudnnGetConvolutionForwardAlgorithm_v7";
+  static constexpr const char* kRun = "cudnnConvolutionForward";
+  static cudnnStatus_t query(const cudnn::Library& lib, cudnnHandle_t h,
+                             const cudnn::ConvDescriptors& d, Perf* perfs, int* count) {
+    return lib.cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, kAlgos, count,
+                                                      perfs);
+  }
+  static cudnnStatus_t run(const cudnn::Library& lib, cudnnHandle_t h,
+                           const cudnn::ConvDescriptors& d, Algo algo, void* ws, size_t bytes,
+                           const void* a, const void* b, void* out) {
+    const float one = 1, zero = 0;
+    return lib.cudnnConvolutionForward(h, &one, d.x, a, d.w, b, d.conv, algo, ws, bytes, &zero,
+                                       d.y, out);
+  }
+  static std::array<int64_t, 4> shape(const ConvGeometry& g) { return {g.N, g.Cy, g.Hy, g.Wy}; }
+};
 
-// dW from X and dY.
-std::optional<at::Tensor> backward_weights(const ConvGeometry& g, const at::Tensor& x_in,
-                                           const at::Tensor& dy_in, bool nhwc, const char* op) {
+// dX from dY and W: a = dY, b = W.
+struct BackwardData {
+  using Perf = cudnnConvolutionBwdDataAlgoPerf_t;
+  using Algo = cudnnConvolutionBwdDataAlgo_t;
+  static constexpr int kAlgos = CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT;
+  static constexpr const char* kQuery = "cudnnGetConvolutionBackwardDataAlgorithm_v7";
+  static constexpr const char* kRun = "cudnnConvolutionBackwardData";
+  static cudnnStatus_t query(const cudnn::Library& lib, cudnnHandle_t h,
+                             const cudnn::ConvDescriptors& d, Perf* perfs, int* count) {
+    return lib.cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x, kAlgos,
+                                                           count, perfs);
+  }
+  static cudnnStatus_t run(const cudnn::Library& lib, cudnnHandle_t h,
+                           const cudnn::ConvDescriptors& d, Algo algo, void* ws, size_t bytes,
+                           const void* a, const void* b, void* out) {
+    const float one = 1, zero = 0;
+    return lib.cudnnConvolutionBackwardData(h, &one, d.w, b, d.y, a, d.conv, algo, ws, bytes,
+                                            &zero, d.x, out);
+  }
+  static std::array<int64_t, 4> shape(const ConvGeometry& g) { return {g.N, g.Cx, g.Hx, g.Wx}; }
+};
+
+// dW from X and dY: a = X, b = dY.
+struct BackwardWeights {
+  using Perf = cudnnConvolutionBwdFilterAlgoPerf_t;
+  using Algo = cudnnConvolutionBwdFilterAlgo_t;
+  static constexpr int kAlgos = CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT;
+  static constexpr const char* kQuery = "cudnnGetConvolutionBackwardFilterAlgorithm_v7";
+  static constexpr const char* kRun = "cudnnConvolutionBackwardFilter";
+  static cudnnStatus_t query(const cudnn::Library& lib, cudnnHandle_t h,
+                             const cudnn::ConvDescriptors& d, Perf* perfs, int* count) {
+    return lib.cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w, kAlgos,
+                                                             count, perfs);
+  }
+  static cudnnStatus_t run(const cudnn::Library& lib, cudnnHandle_t h,
+                           const cudnn::ConvDescriptors& d, Algo algo, void* ws, size_t bytes,
+                           const void* a, const void* b, void* out) {
+    const float one = 1, zero = 0;
+    return lib.cudnnConvolutionBackwardFilter(h, &one, d.x, a, d.y, b, d.conv, algo, ws, bytes,
+                                              &zero, d.w, out);
+  }
+  static std::array<int64_t, 4> shape(const ConvGeometry& g) {
+    return {g.Cy, g.Cx / g.G, g.KH, g.KW};
+  }
+};
+
+// One product of a and b (in the call's layout) on a's device and type;
+// nullopt when no algorithm qualifies (Note [CUDA convolutions]).
+template <typename Product>
+std::optional<at::Tensor> run_product(const ConvGeometry& g, const at::Tensor& a_in,
+                                      const at::Tensor& b_in, bool nhwc, const char* op) {
   const cudnn::Library& lib = cudnn::library();
-  const c10::Device device = x_in.device();
+  const c10::Device device = a_in.device();
   c10::DeviceGuard guard(device);
-  const at::Tensor x = dense(x_in, nhwc), dy = dense(dy_in, nhwc);
-  cudnn::ConvDescriptors d(g, x.scalar_type(), op, nhwc);
+  const at::Tensor a = dense(a_in, nhwc), b = dense(b_in, nhwc);
+  cudnn::ConvDescriptors d(g, a.scalar_type(), op, nhwc);
   cudnnHandle_t h = handle_on_current_stream(device, op);
-  cudnnConvolutionBwdFilterAlgoPerf_t perfs[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+  typename Product::Perf perfs[Product::kAlgos];
   int count = 0;
-  cudnn::check(lib.cudnnGetConvolutionBackwardFilterAlgorithm_v7(
-                   h, d.x, d.y, d.conv, d.w, CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &count,
-                   perfs),
-               op, "cudnnGetConvolutionBackwardFilterAlgorithm_v7");
-  at::Tensor dw = empty_in(g.Cy, g.Cx / g.G, g.KH, g.KW, x.scalar_type(), device, nhwc, op);
-  const float one = 1, zero = 0;
+  cudnn::check(Product::query(lib, h, d, perfs, &count), op, Product::kQuery);
+  const std::array<int64_t, 4> s = Product::shape(g);
+  at::Tensor out = empty_in(s[0], s[1], s[2], s[3], a.scalar_type(), device, nhwc, op);
   const bool ran = run_first_that_works(
-      perfs, count, d, device, op, "cudnnConvolutionBackwardFilter",
-      [&](cudnnConvolutionBwdFilterAlgo_t algo, void* ws, size_t bytes) {
-        return lib.cudnnConvolutionBackwardFilter(h, &one, d.x, x.data_ptr(), d.y,
-                                                  dy.data_ptr(), d.conv, algo, ws, bytes, &zero,
-                                                  d.w, dw.data_ptr());
+      perfs, count, d, device, op, Product::kRun,
+      [&](typename Product::Algo algo, void* ws, size_t bytes) {
+        return Product::run(lib, h, d, algo, ws, bytes, a.data_ptr(), b.data_ptr(),
+                            out.data_ptr());
       });
   if (!ran) return std::nullopt;
-  return dw;
+  return out;
 }
 
 // Half and BFloat16 have no decomposition to fall back on.
@@ -241,8 +262,8 @@ at::Tensor convolution(const at::Tensor& input, const at::Tensor& weight,
   if (cudnn_takes(g, input.scalar_type(), input.device(), &why)) {
     const bool nhwc = channels_last(p.input) || channels_last(p.weight);
     // A transposed convolution's output is the direct one's input gradient.
-    out = transposed ? backward_data(g, p.input, p.weight, nhwc, op)
-                     : forward(g, p.input, p.weight, nhwc, op);
+    out = transposed ? run_product<BackwardData>(g, p.input, p.weight, nhwc, op)
+                     : run_product<Forward>(g, p.input, p.weight, nhwc, op);
     if (!out) why = "no cuDNN algorithm qualifies";
   }
   if (!out) {
@@ -275,16 +296,18 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
   const bool nhwc = channels_last(p.input) || channels_last(p.weight);
   if (done && !transposed) {
     if (output_mask[0]) {
-      done = (grad_input = backward_data(g, go, p.weight, nhwc, op)).has_value();
+      done = (grad_input = run_product<BackwardData>(g, go, p.weight, nhwc, op)).has_value();
     }
     if (done && output_mask[1]) {
-      done = (grad_weight = backward_weights(g, p.input, go, nhwc, op)).has_value();
+      done = (grad_weight = run_product<BackwardWeights>(g, p.input, go, nhwc, op)).has_value();
     }
   } else if (done) {
     // Note [Convolution geometry]: grad_output plays X, input plays Y.
-    if (output_mask[0]) done = (grad_input = forward(g, go, p.weight, nhwc, op)).has_value();
+    if (output_mask[0]) {
+      done = (grad_input = run_product<Forward>(g, go, p.weight, nhwc, op)).has_value();
+    }
     if (done && output_mask[1]) {
-      done = (grad_weight = backward_weights(g, go, p.input, nhwc, op)).has_value();
+      done = (grad_weight = run_product<BackwardWeights>(g, go, p.input, nhwc, op)).has_value();
     }
   }
   if (!done) {
@@ -301,14 +324,18 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> convolution_backward(
   return {gi, gw, gb};
 }
 
-// Whether convolutions on cuda:0 go through cuDNN (false, never a throw,
-// where there is no device or no cuDNN).
+// Whether cuDNN takes convolutions here: it loaded and works on some CUDA
+// device, not only cuda:0 (false, never a throw, where there is no device
+// or no cuDNN).
 bool cudnn_is_available() {
-  try {
-    return cudnn::usable(c10::Device(c10::kCUDA, 0));
-  } catch (const c10::Error&) {
-    return false;
+  for (int i = 0; i < deviceCount(); ++i) {
+    try {
+      if (cudnn::usable(c10::Device(c10::kCUDA, static_cast<c10::DeviceIndex>(i)))) return true;
+    } catch (const c10::Error&) {
+      // this device does not take it; another may
+    }
   }
+  return false;
 }
 
 }  // namespace

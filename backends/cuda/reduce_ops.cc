@@ -121,6 +121,22 @@ void reduce_rows(const char* op, ReduceOp kind, const Rows& m, at::Tensor* value
 // A middle stage needs a warp's worth of columns for coalesced reads.
 constexpr int64_t kMinMiddleColumns = 32;
 
+// Runs the stages of a plan (Note [CUDA sum over dimensions]) over the
+// contiguous `input`, each into a new flat tensor of dtype `partial` that
+// the next one reads; run(stage, in, out) launches one. The last stage's
+// output.
+template <typename Run>
+at::Tensor run_stages(const std::vector<kernels::SumStage>& stages, const at::Tensor& input,
+                      c10::ScalarType partial, const char* op, Run&& run) {
+  at::Tensor in = input;
+  for (const kernels::SumStage& st : stages) {
+    at::Tensor out = empty_cuda({st.outer * st.inner}, partial, input.device(), op);
+    run(st, in, out);
+    in = out;
+  }
+  return in;
+}
+
 // prod, max/min (values), all/any over the dims of `mask` of a contiguous
 // input, where it lies (Note [CUDA sum over dimensions]: the same stages as
 // sum, middle ones through launch_reduce_middle, trailing ones by row), into
@@ -139,32 +155,28 @@ bool reduce_in_place(const char* op, ReduceOp kind, const at::Tensor& input,
   if (!middle) return false;
   const c10::Device device = input.device();
   c10::DeviceGuard guard(device);
-  at::Tensor in = input;
-  for (const kernels::SumStage& st : stages) {
-    at::Tensor out = empty_cuda({st.outer * st.inner}, partial, device, op);
+  const auto stage = [&](const kernels::SumStage& st, const at::Tensor& in, at::Tensor& out) {
     if (st.inner == 1) {
       Rows m;
       m.matrix = in.reshape({st.outer, st.rows});
       m.rows = st.outer;
       m.cols = st.rows;
       reduce_rows(op, kind, m, &out, nullptr, partial);
-    } else {
-      const kernels::Dtype kd = kernel_dtype(in.scalar_type(), op, KernelDtypes::kAll);
-      size_t bytes = 0;
-      CUDAIterator::check_launch(op, kernels::reduce_middle_workspace_bytes(
-                                         st.outer, st.rows, st.inner, kind, kd, &bytes));
-      const at::Tensor workspace =
-          bytes > 0 ? empty_cuda({static_cast<int64_t>(bytes)}, c10::kByte, device, op)
-                    : at::Tensor();
-      CUDAIterator::check_launch(
-          op, kernels::launch_reduce_middle(in.data_ptr(), out.data_ptr(),
-                                            bytes > 0 ? workspace.data_ptr() : nullptr,
-                                            st.outer, st.rows, st.inner, kind, kd,
-                                            current_stream(device)));
+      return;
     }
-    in = out;
-  }
-  *result = in.reshape(out_shape);
+    const kernels::Dtype kd = kernel_dtype(in.scalar_type(), op, KernelDtypes::kAll);
+    size_t bytes = 0;
+    CUDAIterator::check_launch(op, kernels::reduce_middle_workspace_bytes(
+                                       st.outer, st.rows, st.inner, kind, kd, &bytes));
+    const at::Tensor workspace =
+        bytes > 0 ? empty_cuda({static_cast<int64_t>(bytes)}, c10::kByte, device, op)
+                  : at::Tensor();
+    CUDAIterator::check_launch(
+        op, kernels::launch_reduce_middle(in.data_ptr(), out.data_ptr(),
+                                          bytes > 0 ? workspace.data_ptr() : nullptr, st.outer,
+                                          st.rows, st.inner, kind, kd, current_stream(device)));
+  };
+  *result = run_stages(stages, input, partial, op, stage).reshape(out_shape);
   return true;
 }
 
@@ -217,27 +229,24 @@ at::Tensor sum_dim(const at::Tensor& self, at::OptionalIntArrayRef dim, bool kee
           ? kernels::plan_sum(input.sizes().vec(), mask, kMinMiddleColumns)
           : std::vector<kernels::SumStage>();
   if (!stages.empty()) {
-    at::Tensor in = input;
-    kernels::Dtype in_kd = kd;
-    for (const kernels::SumStage& st : stages) {
-      at::Tensor out = empty_cuda({st.outer * st.inner}, acc_type, self.device(), "sum");
+    const auto stage = [&](const kernels::SumStage& st, const at::Tensor& in, at::Tensor& out) {
+      // The first stage reads the input's dtype, later ones the accumulators.
+      const kernels::Dtype in_kd = kernel_dtype(in.scalar_type(), "sum", KernelDtypes::kAll);
       if (st.inner == 1) {
         CUDAIterator::check_launch("sum", kernels::launch_sum_rows(in.data_ptr(), out.data_ptr(),
                                                                    st.outer, st.rows, in_kd,
                                                                    stream));
-      } else {
-        const int64_t elems = kernels::sum_middle_workspace_elems(st.outer, st.rows, st.inner);
-        const at::Tensor workspace =
-            elems > 0 ? empty_cuda({elems}, acc_type, self.device(), "sum") : at::Tensor();
-        CUDAIterator::check_launch(
-            "sum", kernels::launch_sum_middle(in.data_ptr(), out.data_ptr(),
-                                              elems > 0 ? workspace.data_ptr() : nullptr,
-                                              st.outer, st.rows, st.inner, in_kd, stream));
+        return;
       }
-      in = out;
-      in_kd = kernel_dtype(acc_type, "sum", KernelDtypes::kAll);
-    }
-    at::Tensor out = in.reshape(out_shape);
+      const int64_t elems = kernels::sum_middle_workspace_elems(st.outer, st.rows, st.inner);
+      const at::Tensor workspace =
+          elems > 0 ? empty_cuda({elems}, acc_type, self.device(), "sum") : at::Tensor();
+      CUDAIterator::check_launch(
+          "sum", kernels::launch_sum_middle(in.data_ptr(), out.data_ptr(),
+                                            elems > 0 ? workspace.data_ptr() : nullptr, st.outer,
+                                            st.rows, st.inner, in_kd, stream));
+    };
+    const at::Tensor out = run_stages(stages, input, acc_type, "sum", stage).reshape(out_shape);
     return acc_type == out_type ? out : out.to(out_type);
   }
   const Rows m = rows_of(input, mask);

@@ -63,7 +63,7 @@ std::tuple<at::Tensor, at::Tensor> sort_first(const at::Tensor& self, int64_t di
   a.descending = descending;
   {
     c10::DeviceGuard guard(self.device());
-    CUDAIterator::check_launch(op, kernels::sort_workspace_bytes(a, &a.workspace_bytes));
+    CUDAIterator::check_launch(op, kernels::sort_workspace_bytes(&a));
     const at::Tensor workspace =
         empty_cuda({static_cast<int64_t>(a.workspace_bytes)}, c10::kByte, self.device(), op);
     a.workspace = workspace.data_ptr();

@@ -445,32 +445,36 @@ void check_peer(int peer, int self, int size, int tag, const char* what) {
   TORCH_CHECK(tag == 0, "ProcessGroupNCCL: ", what, ": NCCL has no tags, got tag ", tag,
               "; pass 0 (messages between two ranks match in issue order).");
 }
+
+// send and recv: the one tensor of `tensors` to or from `peer`, by
+// `transfer` (ncclSend or ncclRecv, named `nccl_name` in errors).
+template <typename Transfer>
+c10::intrusive_ptr<Work> point_to_point(ProcessGroupNCCL::Impl& impl,
+                                        std::vector<at::Tensor>& tensors, int peer, int self,
+                                        int size, int tag, const char* what,
+                                        const char* nccl_name, Transfer transfer) {
+  nccl::check_tensors(tensors, what);
+  check_peer(peer, self, size, tag, what);
+  const at::Tensor t = tensors[0];
+  const ncclDataType_t type = *data_type(t.scalar_type());
+  return impl.run(what, t.device(), kUnsetTimeout, {t}, {t},
+                  [&](ncclComm_t comm, cudaStream_t stream) {
+                    check_nccl(transfer(t.data_ptr(), count_of(t), type, peer, comm, stream),
+                               nccl_name, comm);
+                  });
+}
 }  // namespace
 
 c10::intrusive_ptr<Work> ProcessGroupNCCL::send(std::vector<at::Tensor>& tensors, int dstRank,
                                                 int tag) {
-  nccl::check_tensors(tensors, "send");
-  check_peer(dstRank, rank_, size_, tag, "send");
-  const at::Tensor t = tensors[0];
-  const ncclDataType_t type = *data_type(t.scalar_type());
-  return impl_->run("send", t.device(), kUnsetTimeout, {t}, {t},
-                    [&](ncclComm_t comm, cudaStream_t stream) {
-                      check_nccl(ncclSend(t.data_ptr(), count_of(t), type, dstRank, comm, stream),
-                                 "ncclSend", comm);
-                    });
+  return point_to_point(*impl_, tensors, dstRank, rank_, size_, tag, "send", "ncclSend",
+                        ncclSend);
 }
 
 c10::intrusive_ptr<Work> ProcessGroupNCCL::recv(std::vector<at::Tensor>& tensors, int srcRank,
                                                 int tag) {
-  nccl::check_tensors(tensors, "recv");
-  check_peer(srcRank, rank_, size_, tag, "recv");
-  const at::Tensor t = tensors[0];
-  const ncclDataType_t type = *data_type(t.scalar_type());
-  return impl_->run("recv", t.device(), kUnsetTimeout, {t}, {t},
-                    [&](ncclComm_t comm, cudaStream_t stream) {
-                      check_nccl(ncclRecv(t.data_ptr(), count_of(t), type, srcRank, comm, stream),
-                                 "ncclRecv", comm);
-                    });
+  return point_to_point(*impl_, tensors, srcRank, rank_, size_, tag, "recv", "ncclRecv",
+                        ncclRecv);
 }
 
 namespace {

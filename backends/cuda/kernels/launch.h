@@ -308,8 +308,10 @@ std::string launch_scatter(const GatherScatter& a, void* stream);
 // CUB orders them (DeviceRadixSort row by row for long rows, one
 // DeviceSegmentedSort over all rows otherwise), one kernel gathers the
 // first k. Rows are shorter than 2^31 elements (positions are int32).
-// `workspace` is sort_workspace_bytes(...) bytes of device memory;
-// asking for that size needs a device (CUB reads its properties).
+// sort_workspace_bytes(&args) sets workspace_bytes (and CUB's part of it,
+// which launch_sort then uses without asking CUB again); asking needs a
+// device (CUB reads its properties). `workspace` is that many bytes of
+// device memory.
 struct SortArgs {
   const void* in = nullptr;
   void* values = nullptr;
@@ -319,9 +321,10 @@ struct SortArgs {
   bool descending = false;
   void* workspace = nullptr;
   size_t workspace_bytes = 0;
+  size_t cub_bytes = 0;  // CUB's scratch, inside the workspace
 };
 constexpr int64_t kMaxSortRow = 2147483647;
-std::string sort_workspace_bytes(const SortArgs& a, size_t* bytes);
+std::string sort_workspace_bytes(SortArgs* a);
 std::string launch_sort(const SortArgs& a, void* stream);
 
 // Softmax or log_softmax of each row of the contiguous rows×cols matrix at

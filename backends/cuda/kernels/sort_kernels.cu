@@ -73,26 +73,35 @@ SortPass<K> pass_of(const SortArgs& a) {
   return p;
 }
 
+// The bytes of scratch CUB's ordering of `a` needs (asked once, by
+// sort_workspace_bytes).
 template <typename K>
-std::string layout_of(const SortArgs& a, Layout* l) {
+std::string cub_bytes_of(const SortArgs& a, size_t* bytes) {
   SortPass<K> p = pass_of<K>(a);
-  p.temp_bytes = &l->temp_bytes;
-  const std::string status = error_status(sort_pairs<K>(p, nullptr));
-  if (!status.empty()) return status;
+  p.temp_bytes = bytes;
+  return error_status(sort_pairs<K>(p, nullptr));
+}
+
+// The workspace's layout for `a`, with `cub_bytes` of CUB's scratch.
+template <typename K>
+Layout layout_of(const SortArgs& a, size_t cub_bytes) {
+  Layout l;
+  const bool per_row = pass_of<K>(a).per_row;
   const size_t total = static_cast<size_t>(a.rows * a.n);
   size_t at = 0;
   auto place = [&](size_t* where, size_t bytes) {
     *where = at;
     at += aligned(bytes);
   };
-  place(&l->keys_in, total * sizeof(K));
-  place(&l->keys_out, total * sizeof(K));
-  place(&l->pos_in, (p.per_row ? static_cast<size_t>(a.n) : total) * sizeof(int32_t));
-  place(&l->pos_out, total * sizeof(int32_t));
-  place(&l->offsets, p.per_row ? 0 : static_cast<size_t>(a.rows + 1) * sizeof(int64_t));
-  place(&l->temp, l->temp_bytes);
-  l->total = at;
-  return "";
+  place(&l.keys_in, total * sizeof(K));
+  place(&l.keys_out, total * sizeof(K));
+  place(&l.pos_in, (per_row ? static_cast<size_t>(a.n) : total) * sizeof(int32_t));
+  place(&l.pos_out, total * sizeof(int32_t));
+  place(&l.offsets, per_row ? 0 : static_cast<size_t>(a.rows + 1) * sizeof(int64_t));
+  l.temp_bytes = cub_bytes;
+  place(&l.temp, l.temp_bytes);
+  l.total = at;
+  return l;
 }
 
 // Calls f(T{}, K{}) for the element type and key type of a.dtype.
@@ -106,9 +115,7 @@ std::string with_key_type(Dtype dtype, F&& f) {
 
 template <typename T, typename K>
 std::string run(const SortArgs& a, cudaStream_t stream) {
-  Layout l;
-  std::string status = layout_of<K>(a, &l);
-  if (!status.empty()) return status;
+  Layout l = layout_of<K>(a, a.cub_bytes);
   if (a.workspace_bytes < l.total) return "sort: the workspace is smaller than asked for";
   char* w = static_cast<char*>(a.workspace);
   SortPass<K> p = pass_of<K>(a);
@@ -123,7 +130,7 @@ std::string run(const SortArgs& a, cudaStream_t stream) {
   make_keys<T, K><<<grid_stride_blocks(total, kThreads), kThreads, 0, stream>>>(
       static_cast<const T*>(a.in), const_cast<K*>(p.keys_in), const_cast<int32_t*>(p.pos_in),
       total, p.per_row ? a.n : total, a.n, a.descending);
-  status = launch_status();
+  std::string status = launch_status();
   if (!status.empty()) return status;
   if (!p.per_row) {
     row_offsets<<<grid_stride_blocks(a.rows + 1, kThreads), kThreads, 0, stream>>>(
@@ -146,16 +153,17 @@ std::string run(const SortArgs& a, cudaStream_t stream) {
 
 }  // namespace
 
-std::string sort_workspace_bytes(const SortArgs& a, size_t* bytes) {
-  *bytes = 0;
-  if (a.rows == 0 || a.n == 0 || a.k == 0) return "";
-  if (a.n > kMaxSortRow) return "sort: rows longer than 2^31 - 1 elements";
-  Layout l;
-  const std::string status = with_key_type(a.dtype, [&](auto, auto key) {
-    return layout_of<decltype(key)>(a, &l);
+std::string sort_workspace_bytes(SortArgs* a) {
+  a->workspace_bytes = 0;
+  a->cub_bytes = 0;
+  if (a->rows == 0 || a->n == 0 || a->k == 0) return "";
+  if (a->n > kMaxSortRow) return "sort: rows longer than 2^31 - 1 elements";
+  return with_key_type(a->dtype, [&](auto, auto key) {
+    using K = decltype(key);
+    const std::string status = cub_bytes_of<K>(*a, &a->cub_bytes);
+    if (status.empty()) a->workspace_bytes = layout_of<K>(*a, a->cub_bytes).total;
+    return status;
   });
-  *bytes = l.total;
-  return status;
 }
 
 std::string launch_sort(const SortArgs& a, void* stream) {

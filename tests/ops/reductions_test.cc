@@ -594,6 +594,43 @@ TEST_P(Reductions, MaxAndMinValuesNaNAndErrors) {
               HasSubstr("max(): Expected reduction dim to be specified for input.numel() == 0"));
 }
 
+// Long contiguous runs (Note [Float max at memory speed]): the vector body
+// and the tail, the best element anywhere, a NaN anywhere (it wins), and
+// infinities (they are numbers).
+TEST_P(Reductions, MaxAndMinOfLongRunsNaNAnywhere) {
+  for (c10::ScalarType dtype : {kFloat, kDouble}) {
+    for (int64_t n : {1, 15, 16, 63, 64, 65, 257, 1000, 4099}) {
+      std::vector<double> v(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        v[static_cast<size_t>(i)] = static_cast<double>((i * 37) % 101) - 50;
+      }
+      for (int64_t at : {int64_t{0}, n / 2, n - 1}) {
+        std::vector<double> w = v;
+        w[static_cast<size_t>(at)] = 1000;  // the largest, here
+        const at::Tensor x = make_tensor(Ref({n}, w), dtype, device());
+        SCOPED_TRACE(testing::Message() << dtype << " n=" << n << " best at " << at);
+        EXPECT_EQ(at::amax(x).item<double>(), 1000);
+        EXPECT_EQ(at::max(x).item<double>(), 1000);
+        w[static_cast<size_t>(at)] = -1000;  // the smallest
+        const at::Tensor y = make_tensor(Ref({n}, w), dtype, device());
+        EXPECT_EQ(at::amin(y).item<double>(), -1000);
+        EXPECT_EQ(at::min(y).item<double>(), -1000);
+        w[static_cast<size_t>(at)] = kNaN;
+        const at::Tensor z = make_tensor(Ref({n}, w), dtype, device());
+        EXPECT_TRUE(std::isnan(at::amax(z).item<double>()));
+        EXPECT_TRUE(std::isnan(at::amin(z).item<double>()));
+        EXPECT_TRUE(std::isnan(at::max(z).item<double>()));
+        EXPECT_TRUE(std::isnan(at::min(z).item<double>()));
+        w[static_cast<size_t>(at)] = kInf;
+        if (n > 1) w[static_cast<size_t>((at + 1) % n)] = -kInf;
+        const at::Tensor u = make_tensor(Ref({n}, w), dtype, device());
+        EXPECT_EQ(at::amax(u).item<double>(), kInf);
+        EXPECT_EQ(at::amin(u).item<double>(), n > 1 ? -kInf : kInf);
+      }
+    }
+  }
+}
+
 // ---- dims: errors and accuracy ---------------------------------------------------------------------
 
 TEST_P(Reductions, DimErrorsNameTheOpAndTheDim) {

@@ -105,8 +105,9 @@ void BM_AtAdd16M(benchmark::State& state) {
 }
 BENCHMARK(BM_AtAdd16M)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// Reductions of 16M floats in [0, 1): sum, prod, norm, logsumexp (the
-// argument), against libtorch's BM_LibtorchReduce16M.
+// Reductions of 16M floats in [0, 1): sum, prod, norm, logsumexp, mean,
+// amax (the argument: reduce_workloads.h), against libtorch's
+// BM_LibtorchReduce16M.
 void BM_AtReduce16M(benchmark::State& state) {
   const at::Tensor x = at::rand({kBig});
   for (auto _ : state) {
@@ -114,7 +115,7 @@ void BM_AtReduce16M(benchmark::State& state) {
   }
   state.SetBytesProcessed(state.iterations() * kBig * int64_t{sizeof(float)});
 }
-BENCHMARK(BM_AtReduce16M)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_AtReduce16M)->DenseRange(0, 5)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

@@ -61,7 +61,7 @@ void BM_LibtorchReduce16M(benchmark::State& state) {
   }
   state.SetBytesProcessed(state.iterations() * x.numel() * int64_t{sizeof(float)});
 }
-BENCHMARK(BM_LibtorchReduce16M)->DenseRange(0, 3)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_LibtorchReduce16M)->DenseRange(0, 5)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_LibtorchMm(benchmark::State& state) {
   const int64_t n = state.range(0);

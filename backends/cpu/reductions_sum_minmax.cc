@@ -190,7 +190,7 @@ bool best_without_nan(T a, const T* __restrict p, int64_t n, T* out) {
     for (int j = 0; j < kVecs; ++j) {
       vec v;
       std::memcpy(&v, p + i + j * kLanes, sizeof v);
-      m[j] = kMax ? (m[j] < v ? v : m[j]) : (v < m[j] ? v : m[j]);
+      m[j] = best(m[j], v);
       nan |= v != v;
     }
   }

@@ -63,7 +63,9 @@ at::Tensor reduce_as_dtype(const at::Tensor& self, c10::ScalarType dtype,
 // cache line, keeps the memory busy: 6.5-7.7 ms in the same test. Only sum()
 // and mean() of a run in memory prefetch: logsumexp's blocks
 // (sum_float_block) are already in the cache. prod's float steps
-// (Note [Float products in float steps]) prefetch the same way.
+// (Note [Float products in float steps]), amax's vectors (Note [Float max
+// at memory speed]) and norm's double lanes (NormOps::run) prefetch the
+// same way.
 // The distance must cover the memory's latency at its bandwidth: 2048 bytes
 // did on that Zen 3, but not on a 2-vCPU Intel Xeon (family 6 model 167,
 // AVX-512) whose one thread reads ~28 GB/s: there, in a stand-alone loop
@@ -72,9 +74,11 @@ at::Tensor reduce_as_dtype(const at::Tensor& self, c10::ScalarType dtype,
 // 6144 or 8192, where float lanes take 2.33-2.43 ms; sum() of 16M floats
 // went from 3.6-4.5 ms to 2.5-3.0 ms (aten_bench, same run). 6144 bytes
 // stay well inside every L1 data cache (32 KiB and up), so the lines
-// fetched ahead are not evicted before they are read. norm() does not
-// prefetch: a prefetch in its lane loop made the 2-norm of 16M floats
-// slower there (7.1-8.2 ms against 4.4-5.8 ms without, same run).
+// fetched ahead are not evicted before they are read. The 2-norm of 16M
+// floats, whose lanes are sum's with a multiply, took 4.8-5.0 ms there
+// without a prefetch and 2.54-2.59 ms with it (aten_bench, 1 thread,
+// 2026-12-04); with two threads it was at memory speed either way (1.36
+// ms), so one thread's loads in flight, not the arithmetic, bound it.
 
 namespace {
 

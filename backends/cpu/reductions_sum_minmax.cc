@@ -213,6 +213,64 @@ bool best_without_nan(T a, const T* __restrict p, int64_t n, T* out) {
   return true;
 }
 
+// Note [Half max in integer keys]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Half and BFloat16 took MinMaxOps::step's scalar path too (each element
+// converted to float, then the NaN test). Their bit patterns order as the
+// numbers do once a negative one's 15 magnitude bits are flipped: as signed
+// 16-bit integers, -inf < ... < -0 < +0 < ... < +inf. So
+// best16_without_nan compares those keys in integer vectors (twice float's
+// lanes, no conversion) and finds NaNs, whose magnitude bits exceed
+// infinity's, by an integer compare. Between -0 and +0 in one run the keys
+// pick +0 for the largest and -0 for the smallest (IEEE 754-2019's
+// maximum/minimum), where step() kept whichever came first; the runs of a
+// reduction split among threads are still merged as step() does. A run
+// with a NaN is folded again by step(), as best_without_nan's.
+//
+// The largest (kMax) or smallest of `a` and the n elements at p, as a float;
+// false, with *out unset, when one of them is NaN.
+template <typename T, bool kMax>
+bool best16_without_nan(float a, const T* __restrict p, int64_t n, float* out) {
+  static_assert(sizeof(T) == sizeof(int16_t), "Half or BFloat16");
+  typedef int16_t vec __attribute__((vector_size(kVectorBytes)));
+  constexpr int16_t kInfBits = std::is_same_v<T, c10::Half> ? 0x7c00 : 0x7f80;
+  constexpr int kLanes = kVectorBytes / sizeof(int16_t);
+  constexpr int kVecs = 4;  // independent chains, as best_without_nan's
+  // An involution: it maps keys back to bit patterns.
+  const auto key = [](auto bits) { return bits ^ ((bits >> 15) & 0x7fff); };
+  const auto best = [](auto x, auto y) { return kMax ? (x < y ? y : x) : (y < x ? y : x); };
+  // The key of -inf (kMax) or +inf: every number's key is at least as good.
+  const int16_t worst = key(static_cast<int16_t>(kMax ? kInfBits | 0x8000 : kInfBits));
+  vec m[kVecs];
+  for (vec& v : m) v = vec{} + worst;
+  vec nan = {};
+  int64_t i = 0;
+  for (; i + kVecs * kLanes <= n; i += kVecs * kLanes) {
+    prefetch_ahead(p + i, kVecs * kVectorBytes);  // See Note [Sum prefetch].
+    for (int j = 0; j < kVecs; ++j) {
+      vec v;
+      std::memcpy(&v, p + i + j * kLanes, sizeof v);
+      nan |= (v & 0x7fff) > kInfBits;
+      m[j] = best(m[j], key(v));
+    }
+  }
+  for (int k = 0; k < kLanes; ++k) {
+    if (nan[k] != 0) return false;
+  }
+  int16_t best_key = worst;
+  for (const vec& v : m) {
+    for (int k = 0; k < kLanes; ++k) best_key = best(best_key, v[k]);
+  }
+  for (; i < n; ++i) {
+    int16_t bits;
+    std::memcpy(&bits, p + i, sizeof bits);
+    if ((bits & 0x7fff) > kInfBits) return false;
+    best_key = best(best_key, static_cast<int16_t>(key(bits)));
+  }
+  *out = best(a, static_cast<float>(T(static_cast<uint16_t>(key(best_key)), T::from_bits())));
+  return true;
+}
+
 // The largest (kMax) or smallest element; NaN wins over every number, as in
 // PyTorch. With kIndex, also its position, the first one among equals (and
 // the first NaN).
@@ -265,6 +323,10 @@ struct MinMaxOps {
           if (is_nan(a)) return a;
           val_t r;
           if (best_without_nan<val_t, kMax>(a, p, n, &r)) return r;
+        } else if constexpr (is_reduced_float_v<in_t>) {
+          if (is_nan(a)) return a;
+          val_t r;
+          if (best16_without_nan<in_t, kMax>(a, p, n, &r)) return r;
         }
         // Independent lanes, as in SumOps::run; any order gives the same value.
         constexpr int kLanes = 8;

@@ -598,7 +598,8 @@ TEST_P(Reductions, MaxAndMinValuesNaNAndErrors) {
 // and the tail, the best element anywhere, a NaN anywhere (it wins), and
 // infinities (they are numbers).
 TEST_P(Reductions, MaxAndMinOfLongRunsNaNAnywhere) {
-  for (c10::ScalarType dtype : {kFloat, kDouble}) {
+  // Every value here is exact in Half and BFloat16.
+  for (c10::ScalarType dtype : {kFloat, kDouble, kHalf, kBFloat16}) {
     for (int64_t n : {1, 15, 16, 63, 64, 65, 257, 1000, 4099}) {
       std::vector<double> v(static_cast<size_t>(n));
       for (int64_t i = 0; i < n; ++i) {
@@ -626,6 +627,27 @@ TEST_P(Reductions, MaxAndMinOfLongRunsNaNAnywhere) {
         const at::Tensor u = make_tensor(Ref({n}, w), dtype, device());
         EXPECT_EQ(at::amax(u).item<double>(), kInf);
         EXPECT_EQ(at::amin(u).item<double>(), n > 1 ? -kInf : kInf);
+      }
+    }
+  }
+}
+
+// Half and BFloat16 runs compare integer keys on the CPU (Note [Half max in
+// integer keys]), which order -0 below +0: the largest of a run of zeros of
+// both signs is +0 and the smallest -0, wherever they are (300 elements: one
+// thread's run; the second sign in the vector body, or in the tail only).
+TEST_P(Reductions, HalfMaxOfSignedZerosOnTheCpu) {
+  if (!device().is_cpu()) GTEST_SKIP() << "the key order is the CPU kernel's";
+  for (c10::ScalarType dtype : {kHalf, kBFloat16}) {
+    for (bool negative_first : {true, false}) {
+      for (size_t split : {10, 150, 290}) {
+        std::vector<double> v(300);
+        for (size_t i = 0; i < v.size(); ++i) v[i] = ((i < split) == negative_first) ? -0.0 : 0.0;
+        const at::Tensor x = make_tensor(Ref({300}, v), dtype, device());
+        SCOPED_TRACE(testing::Message() << dtype << " -0 first: " << negative_first
+                                        << ", split at " << split);
+        EXPECT_FALSE(std::signbit(at::amax(x).item<double>()));
+        EXPECT_TRUE(std::signbit(at::amin(x).item<double>()));
       }
     }
   }

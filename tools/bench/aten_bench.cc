@@ -117,6 +117,17 @@ void BM_AtReduce16M(benchmark::State& state) {
 }
 BENCHMARK(BM_AtReduce16M)->DenseRange(0, 5)->Unit(benchmark::kMillisecond)->UseRealTime();
 
+// sum (0) and amax (5) of 16M Half numbers (Note [Half max in integer keys]),
+// against libtorch's BM_LibtorchReduceHalf16M.
+void BM_AtReduceHalf16M(benchmark::State& state) {
+  const at::Tensor x = at::rand({kBig}).to(at::kHalf);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(reduce_workloads::reduce16m(state.range(0), x).data_ptr());
+  }
+  state.SetBytesProcessed(state.iterations() * kBig * int64_t{sizeof(at::Half)});
+}
+BENCHMARK(BM_AtReduceHalf16M)->Arg(0)->Arg(5)->Unit(benchmark::kMillisecond)->UseRealTime();
+
 }  // namespace
 
 namespace {

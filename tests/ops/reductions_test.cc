@@ -337,6 +337,40 @@ TEST_P(Reductions, HalfAndBFloat16AccumulateInFloat) {
   }
 }
 
+// Long contiguous Half and BFloat16 runs (Note [Half sums in vectors]): the
+// vector body, its tail and the blocks. Every element and every partial sum
+// is exact in float, so sum and mean must be the exact value rounded once
+// to the dtype; an infinity or a NaN anywhere carries through.
+TEST_P(Reductions, HalfAndBFloat16SumsOfLongRuns) {
+  for (ScalarType t : {kHalf, kBFloat16}) {
+    for (int64_t n : {1, 31, 32, 33, 255, 4099, 10007}) {
+      std::vector<double> v(static_cast<size_t>(n));
+      double exact = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        v[static_cast<size_t>(i)] = static_cast<double>((i * 37) % 101 - 50) / 8;
+        exact += v[static_cast<size_t>(i)];
+      }
+      SCOPED_TRACE(testing::Message() << t << " n=" << n);
+      const at::Tensor x = make_tensor(Ref({n}, v), t, device());
+      const auto rounded = [&](double r) {
+        return make_tensor(Ref({}, {r}), t, device()).item<double>();
+      };
+      EXPECT_EQ(at::sum(x).item<double>(), rounded(exact));
+      EXPECT_EQ(at::mean(x).item<double>(), rounded(exact / static_cast<double>(n)));
+      for (double special : {kInf, -kInf, kNaN}) {
+        std::vector<double> w = v;
+        w[static_cast<size_t>(n / 2)] = special;
+        const double s = at::sum(make_tensor(Ref({n}, w), t, device())).item<double>();
+        if (std::isnan(special)) {
+          EXPECT_TRUE(std::isnan(s)) << s;
+        } else {
+          EXPECT_EQ(s, special);
+        }
+      }
+    }
+  }
+}
+
 // ---- var and std -------------------------------------------------------------------------------
 
 TEST_P(Reductions, VarAndStdWithCorrections) {

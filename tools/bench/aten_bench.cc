@@ -117,8 +117,8 @@ void BM_AtReduce16M(benchmark::State& state) {
 }
 BENCHMARK(BM_AtReduce16M)->DenseRange(0, 5)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// sum (0) and amax (5) of 16M Half numbers (Note [Half max in integer keys]),
-// against libtorch's BM_LibtorchReduceHalf16M.
+// sum (0) and amax (5) of 16M Half numbers (Notes [Half sums in vectors] and
+// [Half max in integer keys]), against libtorch's BM_LibtorchReduceHalf16M.
 void BM_AtReduceHalf16M(benchmark::State& state) {
   const at::Tensor x = at::rand({kBig}).to(at::kHalf);
   for (auto _ : state) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <optional>
 #include <type_traits>
@@ -72,6 +73,9 @@ struct NormOps {
       acc_t s[kLanes];
       for (int k = 0; k < kLanes; ++k) s[k] = identity();
       int64_t i = 0;
+      if constexpr (kWidensInVectors<T> && kSum && kKind != NormKind::kP) {
+        i = widened_lanes(s, p_, n);
+      }
       for (; i + kLanes <= n; i += kLanes) {
         prefetch_ahead(p_ + i, kLanes * sizeof(in_t));
         for (int k = 0; k < kLanes; ++k) s[k] = fold(s[k], term(p_[i + k]));
@@ -82,6 +86,50 @@ struct NormOps {
     }
     for (int64_t i = 0; i < n; ++i) a = fold(a, term(p_[i * stride]));
     return a;
+  }
+  // Half and BFloat16 (the 0-, 1- and 2-norms): the runs of 32 at p folded
+  // into the 32 double lanes s as term() and fold() would, 8 widened at a
+  // time (See Note [Half sums in vectors] in reductions_sum_minmax.cc; the
+  // 2-norm of 16M Half took 22 ms element by element, 1.6-1.8 ms so, on an
+  // Intel Xeon AVX-512, 7.3 ms in the AVX2 build). Returns how many it
+  // folded.
+  static int64_t widened_lanes(double* s, const T* __restrict p, int64_t n) {
+    typedef double double8 __attribute__((vector_size(64)));
+    typedef uint32_t u32x8 __attribute__((vector_size(32)));
+    double8 d[4];
+    std::memcpy(d, s, sizeof d);
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+      prefetch_ahead(p + i, 32 * sizeof(T));  // See Note [Sum prefetch].
+      for (int j = 0; j < 4; ++j) {
+        float8 f = {};
+        add_widened8(f, p + i + 8 * j);
+        if constexpr (kKind == NormKind::kZero) {
+          f = f != 0 ? float8{} + 1 : float8{};  // NaN counts, as term()
+        } else if constexpr (kKind == NormKind::kOne) {
+          u32x8 bits;  // |f|, in the float domain (the sign bit cleared)
+          std::memcpy(&bits, &f, sizeof bits);
+          bits &= 0x7fffffffu;
+          std::memcpy(&f, &bits, sizeof f);
+        }
+#if defined(__AVX512F__)
+        // One vcvtps2pd; GCC 12 splits __builtin_convertvector's into four
+        // 128-bit ones (2-norm of 16M Half 2.9-3.1 ms, 1.6-1.8 ms with this;
+        // sum 1.2-1.35). The unmasked form trips -Wmaybe-uninitialized in
+        // GCC 12's header.
+        const double8 x = _mm512_maskz_cvtps_pd(0xff, f);
+#else
+        const double8 x = __builtin_convertvector(f, double8);
+#endif
+        if constexpr (kKind == NormKind::kTwo) {
+          d[j] += x * x;
+        } else {
+          d[j] += x;
+        }
+      }
+    }
+    std::memcpy(s, d, sizeof d);
+    return i;
   }
   void write(int64_t offset, acc_t a) const {
     double r = a;

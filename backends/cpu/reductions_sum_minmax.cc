@@ -11,10 +11,6 @@
 #include <type_traits>
 #include <vector>
 
-#if defined(__F16C__)
-#include <immintrin.h>
-#endif
-
 #include "aten/WrapDimUtils.h"
 #include "backends/cpu/dispatch.h"
 #include "backends/cpu/kernels.h"
@@ -98,44 +94,6 @@ namespace {
 // vectors that are its 32 lanes, in the same order, so the sums are bit for
 // bit those of the element-wise path. (Converting into an array that the
 // lanes then read stalled on store forwarding: 7.5 ms.)
-typedef float float8 __attribute__((vector_size(32)));
-
-// acc += the 8 numbers at p, as floats (by reference: a 32-byte vector
-// returned by value changes the ABI in the baseline build).
-template <typename T>
-inline void add_widened8(float8& acc, const T* __restrict p) {
-  float8 f;
-  if constexpr (std::is_same_v<T, c10::BFloat16>) {
-    typedef uint16_t u16x8 __attribute__((vector_size(16)));
-    typedef uint32_t u32x8 __attribute__((vector_size(32)));
-    u16x8 bits;
-    std::memcpy(&bits, p, sizeof bits);
-    const u32x8 w = __builtin_convertvector(bits, u32x8) << 16;
-    std::memcpy(&f, &w, sizeof f);
-  } else {
-#if defined(__F16C__)
-    __m128i h;
-    std::memcpy(&h, p, sizeof h);
-    f = _mm256_cvtph_ps(h);
-#else
-    static_assert(!std::is_same_v<T, T>, "Half widens in vectors only with F16C");
-#endif
-  }
-  acc += f;
-}
-
-// Whether SumOps::block widens T 8 at a time: BFloat16 always; Half where the
-// capability has F16C (in the baseline build, filling the vectors element by
-// element made sum() of 16M Half 20% slower than the element-wise lanes).
-template <typename T>
-constexpr bool kWidensInVectors =
-    std::is_same_v<T, c10::BFloat16> ||
-#if defined(__F16C__)
-    std::is_same_v<T, c10::Half>;
-#else
-    false;
-#endif
-
 // See Note [Sum accumulation] in reductions.h.
 // Sums (and means) of in_t elements converted to out_t; in_t is out_t, or
 // an integral type summed into int64.

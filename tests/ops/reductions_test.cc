@@ -339,16 +339,21 @@ TEST_P(Reductions, HalfAndBFloat16AccumulateInFloat) {
 
 // Long contiguous Half and BFloat16 runs (Note [Half sums in vectors]): the
 // vector body, its tail and the blocks. Every element and every partial sum
-// is exact in float, so sum and mean must be the exact value rounded once
+// (of the numbers, their magnitudes and their squares) is exact in float, so
+// sum, mean and the 0-, 1- and 2-norms must be the exact value rounded once
 // to the dtype; an infinity or a NaN anywhere carries through.
 TEST_P(Reductions, HalfAndBFloat16SumsOfLongRuns) {
   for (ScalarType t : {kHalf, kBFloat16}) {
     for (int64_t n : {1, 31, 32, 33, 255, 4099, 10007}) {
       std::vector<double> v(static_cast<size_t>(n));
-      double exact = 0;
+      double exact = 0, magnitudes = 0, squares = 0, nonzeros = 0;
       for (int64_t i = 0; i < n; ++i) {
-        v[static_cast<size_t>(i)] = static_cast<double>((i * 37) % 101 - 50) / 8;
-        exact += v[static_cast<size_t>(i)];
+        const double x = static_cast<double>((i * 37) % 101 - 50) / 8;
+        v[static_cast<size_t>(i)] = x;
+        exact += x;
+        magnitudes += std::fabs(x);
+        squares += x * x;
+        nonzeros += x != 0 ? 1 : 0;
       }
       SCOPED_TRACE(testing::Message() << t << " n=" << n);
       const at::Tensor x = make_tensor(Ref({n}, v), t, device());
@@ -357,14 +362,21 @@ TEST_P(Reductions, HalfAndBFloat16SumsOfLongRuns) {
       };
       EXPECT_EQ(at::sum(x).item<double>(), rounded(exact));
       EXPECT_EQ(at::mean(x).item<double>(), rounded(exact / static_cast<double>(n)));
+      EXPECT_EQ(at::norm(x).item<double>(), rounded(std::sqrt(squares)));
+      EXPECT_EQ(at::norm(x, 1).item<double>(), rounded(magnitudes));
+      EXPECT_EQ(at::norm(x, 0).item<double>(), rounded(nonzeros));
       for (double special : {kInf, -kInf, kNaN}) {
         std::vector<double> w = v;
         w[static_cast<size_t>(n / 2)] = special;
-        const double s = at::sum(make_tensor(Ref({n}, w), t, device())).item<double>();
+        const at::Tensor y = make_tensor(Ref({n}, w), t, device());
+        const double s = at::sum(y).item<double>();
+        const double norm = at::norm(y).item<double>();
         if (std::isnan(special)) {
           EXPECT_TRUE(std::isnan(s)) << s;
+          EXPECT_TRUE(std::isnan(norm)) << norm;
         } else {
           EXPECT_EQ(s, special);
+          EXPECT_EQ(norm, kInf);
         }
       }
     }

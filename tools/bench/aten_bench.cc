@@ -117,7 +117,7 @@ void BM_AtReduce16M(benchmark::State& state) {
 }
 BENCHMARK(BM_AtReduce16M)->DenseRange(0, 5)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// sum (0) and amax (5) of 16M Half numbers (Notes [Half sums in vectors] and
+// sum (0), norm (2) and amax (5) of 16M Half numbers (Notes [Half sums in vectors] and
 // [Half max in integer keys]), against libtorch's BM_LibtorchReduceHalf16M.
 void BM_AtReduceHalf16M(benchmark::State& state) {
   const at::Tensor x = at::rand({kBig}).to(at::kHalf);
@@ -126,7 +126,7 @@ void BM_AtReduceHalf16M(benchmark::State& state) {
   }
   state.SetBytesProcessed(state.iterations() * kBig * int64_t{sizeof(at::Half)});
 }
-BENCHMARK(BM_AtReduceHalf16M)->Arg(0)->Arg(5)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_AtReduceHalf16M)->Arg(0)->Arg(2)->Arg(5)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 }  // namespace
 

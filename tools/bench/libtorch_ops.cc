@@ -63,7 +63,7 @@ void BM_LibtorchReduce16M(benchmark::State& state) {
 }
 BENCHMARK(BM_LibtorchReduce16M)->DenseRange(0, 5)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// sum (0) and amax (5) of 16M Half numbers (aten_bench's BM_AtReduceHalf16M).
+// sum (0), norm (2) and amax (5) of 16M Half numbers (aten_bench's BM_AtReduceHalf16M).
 void BM_LibtorchReduceHalf16M(benchmark::State& state) {
   const at::Tensor x = at::rand({int64_t{1} << 24}).to(at::kHalf);
   for (auto _ : state) {
@@ -71,7 +71,7 @@ void BM_LibtorchReduceHalf16M(benchmark::State& state) {
   }
   state.SetBytesProcessed(state.iterations() * x.numel() * int64_t{sizeof(at::Half)});
 }
-BENCHMARK(BM_LibtorchReduceHalf16M)->Arg(0)->Arg(5)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_LibtorchReduceHalf16M)->Arg(0)->Arg(2)->Arg(5)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 void BM_LibtorchMm(benchmark::State& state) {
   const int64_t n = state.range(0);

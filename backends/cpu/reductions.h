@@ -94,45 +94,32 @@ inline void prefetch_ahead(const void* p, size_t bytes) {
   for (size_t line = 0; line < bytes; line += 64) __builtin_prefetch(ahead + line);
 }
 
-// Half and BFloat16 widened to float 8 at a time, for sum, mean and norm: See
-// Note [Half sums in vectors] in reductions_sum_minmax.cc.
+// Half widened to float 8 at a time, for sum, mean and norm: See Note [Half
+// sums in vectors] in reductions_sum_minmax.cc.
 typedef float float8 __attribute__((vector_size(32)));
 
-// acc += the 8 numbers at p, as floats (by reference: a 32-byte vector
-// returned by value changes the ABI in the baseline build).
-template <typename T>
-inline void add_widened8(float8& acc, const T* __restrict p) {
-  float8 f;
-  if constexpr (std::is_same_v<T, c10::BFloat16>) {
-    typedef uint16_t u16x8 __attribute__((vector_size(16)));
-    typedef uint32_t u32x8 __attribute__((vector_size(32)));
-    u16x8 bits;
-    std::memcpy(&bits, p, sizeof bits);
-    const u32x8 w = __builtin_convertvector(bits, u32x8) << 16;
-    std::memcpy(&f, &w, sizeof f);
-  } else {
-#if defined(__F16C__)
-    __m128i h;
-    std::memcpy(&h, p, sizeof h);
-    f = _mm256_cvtph_ps(h);
-#else
-    static_assert(!std::is_same_v<T, T>, "Half widens in vectors only with F16C");
-#endif
-  }
-  acc += f;
-}
-
-// Whether sum's and norm's lanes widen T 8 at a time: BFloat16 always; Half where the
-// capability has F16C (in the baseline build, filling the vectors element by
-// element made sum() of 16M Half 20% slower than the element-wise lanes).
+// Whether sum's and norm's lanes widen T 8 at a time: Half where the
+// capability has F16C. (BFloat16's conversion is a shift that GCC vectorizes
+// in the element-wise lanes already.)
 template <typename T>
 constexpr bool kWidensInVectors =
-    std::is_same_v<T, c10::BFloat16> ||
 #if defined(__F16C__)
     std::is_same_v<T, c10::Half>;
 #else
     false;
 #endif
+
+// acc += the 8 numbers at p, as floats, where kWidensInVectors<T> (by
+// reference: a 32-byte vector returned by value changes the ABI).
+template <typename T>
+inline void add_widened8(float8& acc, const T* __restrict p) {
+  static_assert(kWidensInVectors<T>, "Half, in a build with F16C");
+#if defined(__F16C__)
+  __m128i h;
+  std::memcpy(&h, p, sizeof h);
+  acc += _mm256_cvtph_ps(h);
+#endif
+}
 
 // ember::cpu::sum_float_block — the sum of n contiguous floats (a block of at
 // most kSumBlock), in double lanes, as sum() adds them (Note [Float sums at

@@ -87,7 +87,7 @@ struct NormOps {
     for (int64_t i = 0; i < n; ++i) a = fold(a, term(p_[i * stride]));
     return a;
   }
-  // Half and BFloat16 (the 0-, 1- and 2-norms): the runs of 32 at p folded
+  // Half (the 0-, 1- and 2-norms): the runs of 32 at p folded
   // into the 32 double lanes s as term() and fold() would, 8 widened at a
   // time (See Note [Half sums in vectors] in reductions_sum_minmax.cc; the
   // 2-norm of 16M Half took 22 ms element by element, 1.6-1.8 ms so, on an

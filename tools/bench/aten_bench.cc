@@ -117,16 +117,20 @@ void BM_AtReduce16M(benchmark::State& state) {
 }
 BENCHMARK(BM_AtReduce16M)->DenseRange(0, 5)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// sum (0), norm (2) and amax (5) of 16M Half numbers (Notes [Half sums in vectors] and
-// [Half max in integer keys]), against libtorch's BM_LibtorchReduceHalf16M.
-void BM_AtReduceHalf16M(benchmark::State& state) {
-  const at::Tensor x = at::rand({kBig}).to(at::kHalf);
+// sum (0), norm (2) and amax (5) of 16M Half (second argument 0) or
+// BFloat16 (1) numbers (Notes [Half sums in vectors],
+// [Half max in integer keys]), against libtorch's BM_LibtorchReduce16Bit16M.
+void BM_AtReduce16Bit16M(benchmark::State& state) {
+  const at::Tensor x = at::rand({kBig}).to(state.range(1) == 0 ? at::kHalf : at::kBFloat16);
   for (auto _ : state) {
     benchmark::DoNotOptimize(reduce_workloads::reduce16m(state.range(0), x).data_ptr());
   }
-  state.SetBytesProcessed(state.iterations() * kBig * int64_t{sizeof(at::Half)});
+  state.SetBytesProcessed(state.iterations() * x.numel() * int64_t{sizeof(at::Half)});
 }
-BENCHMARK(BM_AtReduceHalf16M)->Arg(0)->Arg(2)->Arg(5)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_AtReduce16Bit16M)
+    ->ArgsProduct({{0, 2, 5}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 }  // namespace
 

@@ -63,15 +63,19 @@ void BM_LibtorchReduce16M(benchmark::State& state) {
 }
 BENCHMARK(BM_LibtorchReduce16M)->DenseRange(0, 5)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// sum (0), norm (2) and amax (5) of 16M Half numbers (aten_bench's BM_AtReduceHalf16M).
-void BM_LibtorchReduceHalf16M(benchmark::State& state) {
-  const at::Tensor x = at::rand({int64_t{1} << 24}).to(at::kHalf);
+// sum (0), norm (2) and amax (5) of 16M Half (second argument 0) or
+// BFloat16 (1) numbers, against aten_bench's BM_AtReduce16Bit16M.
+void BM_LibtorchReduce16Bit16M(benchmark::State& state) {
+  const at::Tensor x = at::rand({int64_t{1} << 24}).to(state.range(1) == 0 ? at::kHalf : at::kBFloat16);
   for (auto _ : state) {
     benchmark::DoNotOptimize(reduce_workloads::reduce16m(state.range(0), x).data_ptr());
   }
   state.SetBytesProcessed(state.iterations() * x.numel() * int64_t{sizeof(at::Half)});
 }
-BENCHMARK(BM_LibtorchReduceHalf16M)->Arg(0)->Arg(2)->Arg(5)->Unit(benchmark::kMillisecond)->UseRealTime();
+BENCHMARK(BM_LibtorchReduce16Bit16M)
+    ->ArgsProduct({{0, 2, 5}, {0, 1}})
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 
 void BM_LibtorchMm(benchmark::State& state) {
   const int64_t n = state.range(0);

@@ -66,7 +66,8 @@ BENCHMARK(BM_LibtorchReduce16M)->DenseRange(0, 5)->Unit(benchmark::kMillisecond)
 // sum (0), norm (2) and amax (5) of 16M Half (second argument 0) or
 // BFloat16 (1) numbers, against aten_bench's BM_AtReduce16Bit16M.
 void BM_LibtorchReduce16Bit16M(benchmark::State& state) {
-  const at::Tensor x = at::rand({int64_t{1} << 24}).to(state.range(1) == 0 ? at::kHalf : at::kBFloat16);
+  const at::ScalarType dtype = state.range(1) == 0 ? at::kHalf : at::kBFloat16;
+  const at::Tensor x = at::rand({int64_t{1} << 24}).to(dtype);
   for (auto _ : state) {
     benchmark::DoNotOptimize(reduce_workloads::reduce16m(state.range(0), x).data_ptr());
   }

@@ -193,106 +193,90 @@ constexpr int kVectorBytes = 16;
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
 // MinMaxOps::step's "NaN wins" test does not vectorize (GCC 12 leaves it
 // scalar, in lanes or not): amax of 16M floats took 36-40 ms where PyTorch
-// takes 6 (2-vCPU Intel Xeon AVX-512, same run). best_without_nan keeps, in
-// vectors of the capability's width (GCC's vector extension), the best
-// number by compare-and-blend and whether any element was NaN by an or of
+// takes 6 (2-vCPU Intel Xeon AVX-512, same run). best_lane_without_nan
+// keeps, in vectors of the capability's width (GCC's vector extension), the
+// best lane by compare-and-blend and whether any element was NaN by an or of
 // compares; a run with a NaN is folded again by step(), which keeps the NaN
 // itself, as before.
 //
-// The largest (kMax) or smallest of `a` and the n elements at p; false,
-// with *out unset, when one of them is NaN.
-template <typename T, bool kMax>
-bool best_without_nan(T a, const T* __restrict p, int64_t n, T* out) {
-  typedef T vec __attribute__((vector_size(kVectorBytes)));
-  using mask_t = std::conditional_t<sizeof(T) == 8, int64_t, int32_t>;
-  typedef mask_t mask __attribute__((vector_size(kVectorBytes)));
-  constexpr int kLanes = kVectorBytes / sizeof(T);
-  constexpr int kVecs = 4;  // independent chains, as SumOps::block's lanes
-  const auto best = [](auto x, auto y) { return kMax ? (x < y ? y : x) : (y < x ? y : x); };
-  vec m[kVecs];
-  for (vec& v : m) v = vec{} + a;
-  mask nan = {};
-  int64_t i = 0;
-  for (; i + kVecs * kLanes <= n; i += kVecs * kLanes) {
-    prefetch_ahead(p + i, kVecs * kVectorBytes);  // See Note [Sum prefetch].
-    for (int j = 0; j < kVecs; ++j) {
-      vec v;
-      std::memcpy(&v, p + i + j * kLanes, sizeof v);
-      m[j] = best(m[j], v);
-      nan |= v != v;
-    }
-  }
-  for (int k = 0; k < kLanes; ++k) {
-    if (nan[k] != 0) return false;
-  }
-  T r = a;
-  for (const vec& v : m) {
-    for (int k = 0; k < kLanes; ++k) r = best(r, v[k]);
-  }
-  for (; i < n; ++i) {
-    if (p[i] != p[i]) return false;
-    r = best(r, p[i]);
-  }
-  *out = r;
-  return true;
-}
-
 // Note [Half max in integer keys]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-// Half and BFloat16 took MinMaxOps::step's scalar path too (each element
-// converted to float, then the NaN test). Their bit patterns order as the
-// numbers do once a negative one's 15 magnitude bits are flipped: as signed
-// 16-bit integers, -inf < ... < -0 < +0 < ... < +inf. So
-// best16_without_nan compares those keys in integer vectors (twice float's
-// lanes, no conversion) and finds NaNs, whose magnitude bits exceed
-// infinity's, by an integer compare. Between -0 and +0 in one run the keys
-// pick +0 for the largest and -0 for the smallest (IEEE 754-2019's
-// maximum/minimum), where step() kept whichever came first; the runs of a
-// reduction split among threads are still merged as step() does. A run
-// with a NaN is folded again by step(), as best_without_nan's.
-//
-// The largest (kMax) or smallest of `a` and the n elements at p, as a float;
-// false, with *out unset, when one of them is NaN.
-template <typename T, bool kMax>
-bool best16_without_nan(float a, const T* __restrict p, int64_t n, float* out) {
-  static_assert(sizeof(T) == sizeof(int16_t), "Half or BFloat16");
-  typedef int16_t vec __attribute__((vector_size(kVectorBytes)));
-  constexpr int16_t kInfBits = std::is_same_v<T, c10::Half> ? 0x7c00 : 0x7f80;
-  constexpr int kLanes = kVectorBytes / sizeof(int16_t);
-  constexpr int kVecs = 4;  // independent chains, as best_without_nan's
-  // An involution: it maps keys back to bit patterns.
-  const auto key = [](auto bits) { return bits ^ ((bits >> 15) & 0x7fff); };
+// Half and BFloat16 took step()'s scalar path too (each element converted
+// to float, then the NaN test). Their bit patterns order as the numbers do
+// once a negative one's 15 magnitude bits are flipped: as signed 16-bit
+// integers, -inf < ... < -0 < +0 < ... < +inf. So they run the same loop on
+// those keys in integer vectors (twice float's lanes, no conversion), with
+// NaNs, whose magnitude bits exceed infinity's, found by an integer compare.
+// Between -0 and +0 the keys pick +0 for the largest and -0 for the smallest
+// (IEEE 754-2019's maximum/minimum), where step() kept whichever came first;
+// the runs of a reduction split among threads are still merged by merge().
+
+// The largest (kMax) or smallest of `start` and the n lanes at p, compared as
+// key(lane) (an involution, applied to vectors and to single lanes); false,
+// with *out unset, when is_nan(lane) holds for one of them.
+template <typename L, bool kMax, typename Key, typename IsNan>
+bool best_lane_without_nan(L start, const L* __restrict p, int64_t n, Key key, IsNan is_nan,
+                           L* out) {
+  typedef L vec __attribute__((vector_size(kVectorBytes)));
+  constexpr int kLanes = kVectorBytes / sizeof(L);
+  constexpr int kVecs = 4;  // independent chains, as SumOps::block's lanes
   const auto best = [](auto x, auto y) { return kMax ? (x < y ? y : x) : (y < x ? y : x); };
-  // The key of -inf (kMax) or +inf: every number's key is at least as good.
-  const int16_t worst = key(static_cast<int16_t>(kMax ? kInfBits | 0x8000 : kInfBits));
+  const L start_key = key(start);
   vec m[kVecs];
-  for (vec& v : m) v = vec{} + worst;
-  vec nan = {};
+  for (vec& v : m) v = vec{} + start_key;
+  decltype(is_nan(vec{})) nan = {};
   int64_t i = 0;
   for (; i + kVecs * kLanes <= n; i += kVecs * kLanes) {
     prefetch_ahead(p + i, kVecs * kVectorBytes);  // See Note [Sum prefetch].
     for (int j = 0; j < kVecs; ++j) {
       vec v;
       std::memcpy(&v, p + i + j * kLanes, sizeof v);
-      nan |= (v & 0x7fff) > kInfBits;
+      nan |= is_nan(v);
       m[j] = best(m[j], key(v));
     }
   }
   for (int k = 0; k < kLanes; ++k) {
     if (nan[k] != 0) return false;
   }
-  int16_t best_key = worst;
+  L r = start_key;
   for (const vec& v : m) {
-    for (int k = 0; k < kLanes; ++k) best_key = best(best_key, v[k]);
+    for (int k = 0; k < kLanes; ++k) r = best(r, v[k]);
   }
   for (; i < n; ++i) {
-    int16_t bits;
-    std::memcpy(&bits, p + i, sizeof bits);
-    if ((bits & 0x7fff) > kInfBits) return false;
-    best_key = best(best_key, static_cast<int16_t>(key(bits)));
+    L x;
+    std::memcpy(&x, p + i, sizeof x);
+    if (is_nan(x)) return false;
+    r = best(r, static_cast<L>(key(x)));
   }
-  *out = best(a, static_cast<float>(T(static_cast<uint16_t>(key(best_key)), T::from_bits())));
+  *out = static_cast<L>(key(r));
   return true;
+}
+
+// The largest (kMax) or smallest of `a` and the n numbers at p (float or
+// double: their own lanes; Half or BFloat16: their keys), false when one is
+// NaN. Half and BFloat16 return a float; `a` is one of their values or an
+// infinity, so it converts back exactly.
+template <typename T, bool kMax, typename A>
+bool best_without_nan(A a, const T* __restrict p, int64_t n, A* out) {
+  if constexpr (std::is_floating_point_v<T>) {
+    const auto same = [](auto x) { return x; };
+    const auto is_nan = [](auto x) { return x != x; };
+    return best_lane_without_nan<T, kMax>(a, p, n, same, is_nan, out);
+  } else {
+    static_assert(is_reduced_float_v<T>, "Half or BFloat16");
+    constexpr int16_t kInfBits = std::is_same_v<T, c10::Half> ? 0x7c00 : 0x7f80;
+    const auto key = [](auto bits) { return bits ^ ((bits >> 15) & 0x7fff); };
+    const auto is_nan = [](auto bits) { return (bits & 0x7fff) > kInfBits; };
+    int16_t start, best;
+    const T a16 = static_cast<T>(a);
+    std::memcpy(&start, &a16, sizeof start);
+    if (!best_lane_without_nan<int16_t, kMax>(start, reinterpret_cast<const int16_t*>(p), n,
+                                              key, is_nan, &best)) {
+      return false;
+    }
+    *out = static_cast<float>(T(static_cast<uint16_t>(best), T::from_bits()));
+    return true;
+  }
 }
 
 // The largest (kMax) or smallest element; NaN wins over every number, as in
@@ -343,14 +327,10 @@ struct MinMaxOps {
   acc_t run(acc_t a, const in_t* p, int64_t n, int64_t stride, int64_t index) const {
     if constexpr (!kIndex) {
       if (stride == 1) {
-        if constexpr (std::is_same_v<in_t, val_t> && std::is_floating_point_v<val_t>) {
+        if constexpr (std::is_floating_point_v<in_t> || is_reduced_float_v<in_t>) {
           if (is_nan(a)) return a;
           val_t r;
-          if (best_without_nan<val_t, kMax>(a, p, n, &r)) return r;
-        } else if constexpr (is_reduced_float_v<in_t>) {
-          if (is_nan(a)) return a;
-          val_t r;
-          if (best16_without_nan<in_t, kMax>(a, p, n, &r)) return r;
+          if (best_without_nan<in_t, kMax>(a, p, n, &r)) return r;
         }
         // Independent lanes, as in SumOps::run; any order gives the same value.
         constexpr int kLanes = 8;

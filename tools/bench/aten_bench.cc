@@ -109,26 +109,19 @@ BENCHMARK(BM_AtAdd16M)->Unit(benchmark::kMillisecond)->UseRealTime();
 // amax (the argument: reduce_workloads.h), against libtorch's
 // BM_LibtorchReduce16M.
 void BM_AtReduce16M(benchmark::State& state) {
-  const at::Tensor x = at::rand({kBig});
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(reduce_workloads::reduce16m(state.range(0), x).data_ptr());
-  }
-  state.SetBytesProcessed(state.iterations() * kBig * int64_t{sizeof(float)});
+  reduce_workloads::time_reduce(state, state.range(0), reduce_workloads::reduce_input(0, kBig));
 }
 BENCHMARK(BM_AtReduce16M)->DenseRange(0, 5)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// sum (0), norm (2) and amax (5) of 16M Half (second argument 0) or
-// BFloat16 (1) numbers (Notes [Half sums in vectors],
+// sum (0), norm (2) and amax (5) of 16M Half (second argument 1) or
+// BFloat16 (2) numbers (Notes [Half sums in vectors],
 // [Half max in integer keys]), against libtorch's BM_LibtorchReduce16Bit16M.
 void BM_AtReduce16Bit16M(benchmark::State& state) {
-  const at::Tensor x = at::rand({kBig}).to(state.range(1) == 0 ? at::kHalf : at::kBFloat16);
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(reduce_workloads::reduce16m(state.range(0), x).data_ptr());
-  }
-  state.SetBytesProcessed(state.iterations() * x.numel() * int64_t{sizeof(at::Half)});
+  reduce_workloads::time_reduce(state, state.range(0),
+                                reduce_workloads::reduce_input(state.range(1), kBig));
 }
 BENCHMARK(BM_AtReduce16Bit16M)
-    ->ArgsProduct({{0, 2, 5}, {0, 1}})
+    ->ArgsProduct({{0, 2, 5}, {1, 2}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

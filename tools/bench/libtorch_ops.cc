@@ -55,26 +55,19 @@ BENCHMARK(BM_LibtorchAdd16M)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // Reductions of 16M floats in [0, 1) (aten_bench's BM_AtReduce16M).
 void BM_LibtorchReduce16M(benchmark::State& state) {
-  const at::Tensor x = at::rand({int64_t{1} << 24});
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(reduce_workloads::reduce16m(state.range(0), x).data_ptr());
-  }
-  state.SetBytesProcessed(state.iterations() * x.numel() * int64_t{sizeof(float)});
+  reduce_workloads::time_reduce(state, state.range(0),
+                                reduce_workloads::reduce_input(0, int64_t{1} << 24));
 }
 BENCHMARK(BM_LibtorchReduce16M)->DenseRange(0, 5)->Unit(benchmark::kMillisecond)->UseRealTime();
 
-// sum (0), norm (2) and amax (5) of 16M Half (second argument 0) or
-// BFloat16 (1) numbers, against aten_bench's BM_AtReduce16Bit16M.
+// sum (0), norm (2) and amax (5) of 16M Half (second argument 1) or
+// BFloat16 (2) numbers, against aten_bench's BM_AtReduce16Bit16M.
 void BM_LibtorchReduce16Bit16M(benchmark::State& state) {
-  const at::ScalarType dtype = state.range(1) == 0 ? at::kHalf : at::kBFloat16;
-  const at::Tensor x = at::rand({int64_t{1} << 24}).to(dtype);
-  for (auto _ : state) {
-    benchmark::DoNotOptimize(reduce_workloads::reduce16m(state.range(0), x).data_ptr());
-  }
-  state.SetBytesProcessed(state.iterations() * x.numel() * int64_t{sizeof(at::Half)});
+  reduce_workloads::time_reduce(state, state.range(0),
+                                reduce_workloads::reduce_input(state.range(1), int64_t{1} << 24));
 }
 BENCHMARK(BM_LibtorchReduce16Bit16M)
-    ->ArgsProduct({{0, 2, 5}, {0, 1}})
+    ->ArgsProduct({{0, 2, 5}, {1, 2}})
     ->Unit(benchmark::kMillisecond)
     ->UseRealTime();
 

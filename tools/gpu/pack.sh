@@ -16,6 +16,7 @@ ROOT=$(pwd)
 # *_cuda targets, without Bazel there).
 OPS_SUITES=${OPS_SUITES:-"arithmetic_test conversion_test factories_test pointwise_activation_test
   pointwise_binary_test pointwise_ternary_test pointwise_unary_test reductions_test
+  reductions_long_runs_test
   nn_softmax_test nn_loss_test shape_test indexing_sort_test"}
 ./bazelw build -c opt //tests/backends/cuda:cuda_gpu_test //tools/bench:cuda_bench //tools:train \
   //tests/distributed:nccl_test $(for s in $OPS_SUITES; do echo "//tests/ops:$s"; done)

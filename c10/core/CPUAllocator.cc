@@ -113,7 +113,7 @@ constexpr unsigned kSmallCapacity = 256;
 constexpr bool kSmallCacheEnabled = !C10_ASAN_ENABLED;
 
 // Note [Large CPU blocks]
-// ~~~~~~~~~~~~~~~~~~~~~~~
+// ~~~~~~~~~~~~~~~~~~~~~~~~
 // glibc gives a freed block back to the kernel when it was mmapped, or when
 // it lies at the top of the heap and the free space there passes the trim
 // threshold. A loop that allocates and frees the same large buffers (a
@@ -123,11 +123,15 @@ constexpr bool kSmallCacheEnabled = !C10_ASAN_ENABLED;
 // the convolution itself), depending only on where the heap's top happened
 // to be. So requests of kLargeMin to kLargeMax bytes are rounded up to a size
 // class (8 per power of two: at most 12.5% more memory), and a freed one is
-// kept on a list in the freeing thread's slot (at most kLargeCapacity blocks
-// and kLargeCacheBytes in all; beyond that, back to free) for the next
-// request of its class on that thread. Like small blocks, they are plain
-// memory, so a block freed on another thread simply joins that thread's
-// list, and lists live as long as their slots. The counters still count
+// kept on one list shared by all threads (at most kLargeCapacity blocks and
+// kLargeCacheBytes in all; beyond that, back to free) for the next request
+// of its class, newest first. The list is shared, under g_large_mutex (a lock
+// costs tens of nanoseconds; a large block's first touch costs microseconds),
+// because large tensors often die on another thread than the one that makes
+// the next: an RPC server decodes a request's tensors on one gRPC thread and
+// frees them on whichever sends the reply, and per-thread lists never
+// returned those blocks to the decoding thread: a 2 x 4 MiB rpc_sync add
+// spent half its time zeroing fresh huge pages. The counters still count
 // requested bytes. Off under AddressSanitizer.
 struct LargeBlock {
   LargeBlock* next;
@@ -273,10 +277,6 @@ struct alignas(64) CountSlot {  // own cache line: no false sharing
   // that cpu_allocator_stats() can read them.
   SmallBlock* small_head = nullptr;
   std::atomic<unsigned> small_count{0};
-  // Freed large blocks; See Note [Large CPU blocks].
-  LargeBlock* large_head = nullptr;
-  std::atomic<unsigned> large_count{0};
-  std::atomic<size_t> large_bytes{0};  // their capacities
   // The g_empty_epoch this slot's cache last honoured; owner only. See Note
   // [Emptying the CPU cache].
   uint64_t empty_epoch = 0;
@@ -284,35 +284,29 @@ struct alignas(64) CountSlot {  // own cache line: no false sharing
 
 // Note [Emptying the CPU cache]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-// A running thread's cached blocks are its own (no lock on the fast paths),
-// so cpu_allocator_empty_cache() cannot take them from another thread. It
-// frees its own thread's cache and those of slots no thread owns (under
-// g_slots_mutex, which a thread must hold to take a slot), and bumps
-// g_empty_epoch; every other thread compares the epoch on its large-block
-// paths (which cost a malloc-sized list walk anyway) and frees its cache
-// when it changed. Small blocks are at most 32 KiB per thread.
+// The large blocks are on the shared list, which cpu_allocator_empty_cache()
+// frees at once. A running thread's small blocks are its own (no lock on the
+// fast path), so it cannot take them from another thread: it frees its own
+// thread's and those of slots no thread owns (under g_slots_mutex, which a
+// thread must hold to take a slot), and bumps g_empty_epoch; every other
+// thread compares the epoch on its large-block paths (which take a lock
+// anyway) and frees its small blocks when it changed. Small blocks are at
+// most 32 KiB per thread.
 std::atomic<uint64_t> g_empty_epoch{0};
 
-// Frees every cached block of `slot` (its owner, or under g_slots_mutex for
-// a slot no thread owns).
+// Frees every cached small block of `slot` (its owner, or under
+// g_slots_mutex for a slot no thread owns).
 void release_cache(CountSlot* slot) {
   while (slot->small_head != nullptr) {
     SmallBlock* block = slot->small_head;
     slot->small_head = block->next;
     std::free(block);
   }
-  while (slot->large_head != nullptr) {
-    LargeBlock* block = slot->large_head;
-    slot->large_head = block->next;
-    raw_free(block, block->capacity + kCPUAlignment);
-  }
   slot->small_count.store(0, std::memory_order_relaxed);
-  slot->large_count.store(0, std::memory_order_relaxed);
-  slot->large_bytes.store(0, std::memory_order_relaxed);
 }
 
-// Owner only: frees the slot's cache if an empty_cache() asked since the
-// last look.
+// Owner only: frees the slot's small blocks if an empty_cache() asked since
+// the last look.
 inline void honour_empty_cache(CountSlot* slot) {
   const uint64_t epoch = g_empty_epoch.load(std::memory_order_relaxed);
   if (C10_UNLIKELY(slot->empty_epoch != epoch)) {
@@ -321,33 +315,61 @@ inline void honour_empty_cache(CountSlot* slot) {
   }
 }
 
-// A cached block of exactly `capacity` bytes from `slot`, or nullptr.
-void* take_large(CountSlot* slot, size_t capacity) {
-  for (LargeBlock** link = &slot->large_head; *link != nullptr; link = &(*link)->next) {
+// The shared list of freed large blocks; See Note [Large CPU blocks]. The
+// counts are atomics so that cpu_allocator_stats() reads them without the
+// lock; they change only under it.
+std::mutex g_large_mutex;
+LargeBlock* g_large_head = nullptr;  // guarded by g_large_mutex
+std::atomic<unsigned> g_large_count{0};
+std::atomic<size_t> g_large_bytes{0};  // their capacities
+
+// A cached block of exactly `capacity` bytes, or nullptr.
+void* take_large(size_t capacity) {
+  std::lock_guard<std::mutex> lock(g_large_mutex);
+  for (LargeBlock** link = &g_large_head; *link != nullptr; link = &(*link)->next) {
     LargeBlock* block = *link;
     if (block->capacity == capacity) {
       *link = block->next;
-      owner_add(slot->large_count, -1u);
-      owner_add(slot->large_bytes, -capacity);
+      g_large_count.store(g_large_count.load(std::memory_order_relaxed) - 1,
+                          std::memory_order_relaxed);
+      g_large_bytes.store(g_large_bytes.load(std::memory_order_relaxed) - capacity,
+                          std::memory_order_relaxed);
       return block;
     }
   }
   return nullptr;
 }
 
-// Keeps `raw` (of `capacity` bytes) on `slot`'s list if there is room.
-bool keep_large(CountSlot* slot, void* raw, size_t capacity) {
-  if (slot->large_count.load(std::memory_order_relaxed) >= kLargeCapacity ||
-      slot->large_bytes.load(std::memory_order_relaxed) + capacity > kLargeCacheBytes) {
-    return false;
-  }
+// Keeps `raw` (of `capacity` bytes) on the list if there is room.
+bool keep_large(void* raw, size_t capacity) {
+  std::lock_guard<std::mutex> lock(g_large_mutex);
+  const unsigned count = g_large_count.load(std::memory_order_relaxed);
+  const size_t bytes = g_large_bytes.load(std::memory_order_relaxed);
+  if (count >= kLargeCapacity || bytes + capacity > kLargeCacheBytes) return false;
   auto* block = static_cast<LargeBlock*>(raw);
-  block->next = slot->large_head;
+  block->next = g_large_head;
   block->capacity = capacity;
-  slot->large_head = block;
-  owner_add(slot->large_count, 1u);
-  owner_add(slot->large_bytes, capacity);
+  g_large_head = block;
+  g_large_count.store(count + 1, std::memory_order_relaxed);
+  g_large_bytes.store(bytes + capacity, std::memory_order_relaxed);
   return true;
+}
+
+// Frees every block of the shared list.
+void release_large_cache() {
+  LargeBlock* head = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(g_large_mutex);
+    head = g_large_head;
+    g_large_head = nullptr;
+    g_large_count.store(0, std::memory_order_relaxed);
+    g_large_bytes.store(0, std::memory_order_relaxed);
+  }
+  while (head != nullptr) {  // munmap outside the lock
+    LargeBlock* block = head;
+    head = block->next;
+    raw_free(block, block->capacity + kCPUAlignment);
+  }
 }
 
 std::mutex g_slots_mutex;
@@ -492,7 +514,7 @@ void* alloc_cpu(size_t nbytes) {
   } else if (kLargeCacheEnabled && is_large(nbytes)) {  // See Note [Large CPU blocks].
     const size_t capacity = large_class(nbytes);
     honour_empty_cache(slot);
-    raw = take_large(slot, capacity);
+    raw = take_large(capacity);
     if (raw == nullptr) raw = raw_alloc(capacity + kCPUAlignment, nbytes);
   } else {
     raw = raw_alloc(nbytes + kCPUAlignment, nbytes);
@@ -526,7 +548,7 @@ void free_cpu(void* data) {
   if (kLargeCacheEnabled && is_large(header.nbytes)) {
     honour_empty_cache(slot);
     const size_t capacity = large_class(header.nbytes);
-    if (keep_large(slot, header.raw, capacity)) return;
+    if (keep_large(header.raw, capacity)) return;
     raw_free(header.raw, capacity + kCPUAlignment);
     return;
   }
@@ -559,12 +581,13 @@ CPUAllocatorStats cpu_allocator_stats() {
     // Note [Large CPU blocks]: the alignment padding is part of the raw
     // block).
     const int64_t small = slot->small_count.load(std::memory_order_relaxed);
-    const int64_t large = slot->large_count.load(std::memory_order_relaxed);
-    stats.cached_blocks += small + large;
-    stats.cached_bytes += small * static_cast<int64_t>(kSmallRaw) +
-                          static_cast<int64_t>(slot->large_bytes.load(std::memory_order_relaxed)) +
-                          large * static_cast<int64_t>(kCPUAlignment);
+    stats.cached_blocks += small;
+    stats.cached_bytes += small * static_cast<int64_t>(kSmallRaw);
   }
+  const int64_t large = g_large_count.load(std::memory_order_relaxed);
+  stats.cached_blocks += large;
+  stats.cached_bytes += static_cast<int64_t>(g_large_bytes.load(std::memory_order_relaxed)) +
+                        large * static_cast<int64_t>(kCPUAlignment);
   int64_t peak = std::max(total, g_peak.load(std::memory_order_relaxed));
   for (CountSlot* slot = g_slots_head; slot != nullptr; slot = slot->next) {
     const int64_t pending = slot->pending.load(std::memory_order_relaxed);
@@ -590,6 +613,7 @@ void reset_cpu_allocator_peak() {
 
 void cpu_allocator_empty_cache() {
   // See Note [Emptying the CPU cache].
+  release_large_cache();
   CountSlot* mine = my_slot();
   std::lock_guard<std::mutex> lock(g_slots_mutex);
   const uint64_t epoch = g_empty_epoch.fetch_add(1, std::memory_order_relaxed) + 1;

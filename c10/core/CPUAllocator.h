@@ -4,8 +4,7 @@
 // replacement with a higher priority (SetCPUAllocator). Blocks are 64-byte
 // aligned, so vectorized kernels may use aligned loads on a storage's first
 // element. The allocator keeps counters (bytes in use, the peak, totals) and
-// a per-thread cache of freed blocks, both readable, and the cache can be
-// released:
+// a cache of freed blocks, both readable, and the cache can be released:
 //
 //   c10::DataPtr block = c10::GetCPUAllocator()->allocate(4096);
 //   c10::CPUAllocatorStats stats = c10::cpu_allocator_stats();
@@ -108,10 +107,11 @@ void reset_cpu_allocator_peak();
 // c10::cpu_allocator_empty_cache
 //
 // Gives the cached free blocks back to the system (as torch.cuda.empty_cache()
-// does for its device): at once for the calling thread's cache and for those
-// of threads that have exited; a thread still running releases its cache at
-// its next allocation or free of a large block (a running thread's cache
-// is touched by that thread alone). Blocks in use are not affected.
+// does for its device): the large blocks (shared by all threads) at once,
+// the small ones (at most 32 KiB per thread) at once for the calling thread
+// and for threads that have exited; a thread still running releases its
+// small blocks at its next allocation or free of a large block (they are
+// touched by that thread alone). Blocks in use are not affected.
 // Thread-safe.
 void cpu_allocator_empty_cache();
 

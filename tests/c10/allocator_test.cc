@@ -255,7 +255,7 @@ TEST(CPUAllocator, ReusedSmallBlocksAreAlignedDisjointAndCounted) {
             base.allocation_count + 3 * 600);
 }
 
-// Freed blocks of 64 KiB to 64 MiB are kept per thread by size class
+// Freed blocks of 64 KiB to 64 MiB are kept by size class
 // (Note [Large CPU blocks]): a block of the same class comes back, blocks in
 // use never overlap, every byte of a request is usable, the counters count
 // requested bytes, and blocks freed on another thread are fine to reuse.
@@ -290,14 +290,18 @@ TEST(CPUAllocator, ReusedLargeBlocksAreDisjointWritableAndCounted) {
   EXPECT_EQ(c10::cpu_allocator_stats().bytes_in_use, base.bytes_in_use);
   EXPECT_EQ(c10::cpu_allocator_stats().allocation_count,
             base.allocation_count + 3 * static_cast<int64_t>(sizes.size()));
-  // A block made here and freed on another thread joins that thread's list.
+  // A block made here and freed on another thread comes back here (an RPC
+  // server decodes on one thread and frees on another).
   DataPtr moved = alloc->allocate(1 << 20);
   std::memset(moved.get(), 7, 1 << 20);
-  std::thread([&moved] {
-    DataPtr gone = std::move(moved);
-    DataPtr again = c10::GetCPUAllocator()->allocate(1 << 20);
-    std::memset(again.get(), 9, 1 << 20);
-  }).join();
+  void* moved_address = moved.get();
+  std::thread([&moved] { DataPtr gone = std::move(moved); }).join();
+  DataPtr again = alloc->allocate(1 << 20);
+  if (kCachesOn) {
+    EXPECT_EQ(again.get(), moved_address);
+  }
+  std::memset(again.get(), 9, 1 << 20);
+  again.clear();
   EXPECT_EQ(c10::cpu_allocator_stats().bytes_in_use, base.bytes_in_use);
   // Sizes outside the range are not affected.
   DataPtr huge = alloc->allocate((size_t{64} << 20) + 1);
@@ -554,9 +558,8 @@ TEST(CPUAllocator, StatsCountFreesAndTotalBytes) {
 }
 
 // A freed large block stays cached (counted in cached_bytes, not in
-// bytes_in_use) until cpu_allocator_empty_cache() gives it back; a running
-// thread's cache goes at its next large-block operation (Note [Emptying the
-// CPU cache]).
+// bytes_in_use) until cpu_allocator_empty_cache() gives it back, whichever
+// thread freed it (Note [Emptying the CPU cache]).
 TEST(CPUAllocator, EmptyCacheReleasesCachedBlocksOfThisAndOtherThreads) {
   if (!kCachesOn) GTEST_SKIP() << "the block caches are off under AddressSanitizer";
   c10::Allocator* alloc = c10::GetCPUAllocator();
@@ -574,20 +577,21 @@ TEST(CPUAllocator, EmptyCacheReleasesCachedBlocksOfThisAndOtherThreads) {
   c10::cpu_allocator_empty_cache();
   EXPECT_EQ(c10::cpu_allocator_stats().cached_bytes, 0);
 
-  // Another thread caches a block and waits while this one empties the cache.
+  // Another thread frees a large block and a small one and waits while this
+  // one empties the cache: the large block goes at once, the small one at
+  // that thread's next large-block operation.
   std::mutex mutex;
   std::condition_variable cv;
   int stage = 0;
   std::thread other([&] {
-    c10::GetCPUAllocator()->allocate(kBlock).clear();  // cached on `other`
+    c10::GetCPUAllocator()->allocate(kBlock).clear();
+    c10::GetCPUAllocator()->allocate(16).clear();
     std::unique_lock<std::mutex> lock(mutex);
     stage = 1;
     cv.notify_all();
     cv.wait(lock, [&] { return stage == 2; });
     lock.unlock();
-    // The next large operation frees the old cache first, then caches the
-    // block it frees: one block remains.
-    c10::GetCPUAllocator()->allocate(kBlock).clear();
+    c10::GetCPUAllocator()->allocate(kBlock).clear();  // frees the small one
     lock.lock();
     stage = 3;
     cv.notify_all();
@@ -595,20 +599,24 @@ TEST(CPUAllocator, EmptyCacheReleasesCachedBlocksOfThisAndOtherThreads) {
   });
   std::unique_lock<std::mutex> lock(mutex);
   cv.wait(lock, [&] { return stage == 1; });
-  EXPECT_EQ(c10::cpu_allocator_stats().cached_blocks, 1);
+  s = c10::cpu_allocator_stats();
+  EXPECT_EQ(s.cached_blocks, 2);
+  EXPECT_EQ(s.cached_bytes,
+            static_cast<int64_t>(kBlock + c10::kCPUAlignment + 64 + c10::kCPUAlignment));
   c10::cpu_allocator_empty_cache();
-  EXPECT_EQ(c10::cpu_allocator_stats().cached_blocks, 1);  // still running: not taken
+  s = c10::cpu_allocator_stats();
+  EXPECT_EQ(s.cached_blocks, 1);  // the small block of a running thread stays
+  EXPECT_EQ(s.cached_bytes, static_cast<int64_t>(64 + c10::kCPUAlignment));
   stage = 2;
   cv.notify_all();
   cv.wait(lock, [&] { return stage == 3; });
-  EXPECT_EQ(c10::cpu_allocator_stats().cached_blocks, 1);
-  EXPECT_EQ(c10::cpu_allocator_stats().cached_bytes,
-            static_cast<int64_t>(kBlock + c10::kCPUAlignment));
+  s = c10::cpu_allocator_stats();
+  EXPECT_EQ(s.cached_blocks, 1);  // the large block it freed again
+  EXPECT_EQ(s.cached_bytes, static_cast<int64_t>(kBlock + c10::kCPUAlignment));
   stage = 4;
   cv.notify_all();
   lock.unlock();
   other.join();
-  // `other` has exited: its slot's cache is released at once.
   c10::cpu_allocator_empty_cache();
   EXPECT_EQ(c10::cpu_allocator_stats().cached_bytes, 0);
 }

@@ -195,10 +195,12 @@ double stream_echo_us(const std::string& target, double seconds) {
 int main(int argc, char** argv) {
   double seconds = 2.0;
   bool only_latency = false;  // just the 3x3 rpc_sync (for profiling)
+  bool only_bulk = false;     // just the 2 x 4 MiB rpc_sync (for profiling)
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--seconds=", 0) == 0) seconds = std::atof(a.c_str() + 10);
     if (a == "--only-latency") only_latency = true;
+    if (a == "--only-bulk") only_bulk = true;
   }
   rpc::RpcBackendOptions options;
   options.init_method = "tcp://127.0.0.1:" + std::to_string(free_port());
@@ -223,14 +225,14 @@ int main(int argc, char** argv) {
   }
   rpc::init_rpc("worker0", 0, 2, options);
 
-  if (only_latency) {
-    at::Tensor a = at::ones({3, 3});
+  if (only_latency || only_bulk) {
+    at::Tensor a = at::ones({only_bulk ? int64_t{1} << 20 : 9});
     const double us = time_per_call_us(seconds, [&] {
       rpc::rpc_sync("worker1", "aten::add.Tensor", {a, a});
     });
     rpc::shutdown();
     waitpid(child, nullptr, 0);
-    std::printf("rpc_sync add 3x3 round trip %.1f us\n", us);
+    std::printf("rpc_sync add %s round trip %.1f us\n", only_bulk ? "2 x 4 MiB" : "3x3", us);
     return 0;
   }
   const double echo_tcp = raw_echo_us("127.0.0.1:" + std::to_string(echo_port), seconds);

@@ -325,6 +325,12 @@ void Agent::shutdown(bool graceful) {
         make_error("rpc: the owner of this RRef shut down")));
   }
   owners.clear();
+  // This worker's blocking connections close first: each peer's server
+  // waits for them in its own shutdown (Note [Idle blocking streams] in
+  // transport_client.cc).
+  for (auto& p : peers_) {
+    if (p != nullptr && p->endpoint != nullptr) p->endpoint->close_blocking();
+  }
   server_->shutdown(graceful ? 2.0 : 0.1);
   wait_outstanding();
   {

@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -118,8 +119,24 @@ std::chrono::system_clock::time_point deadline_after(double seconds) {
 // One grpc_init() taken on first use and never released keeps that teardown
 // out of shutdown(); the process's exit reclaims gRPC's threads and memory,
 // and a later init_rpc in the same process reuses them.
+//
+// Note [Poll strategy]
+// ~~~~~~~~~~~~~~~~~~~~
+// Before that first grpc_init, the transport picks gRPC's "poll" engine
+// unless GRPC_POLL_STRATEGY says otherwise (setenv without overwrite: the
+// variable is gRPC's documented switch, read at its initialization). The
+// default, epoll1, has one epoll set per process and one thread at a time
+// polling it, usually a callback thread of the worker's own server parked
+// in epoll_wait; a blocking caller polling its own completion queue (Note
+// [Polling before blocking] in transport_sync_stream.cc) then waits for
+// that thread to wake and hand the reply over. Under "poll" each
+// completion queue polls the sockets of its own calls, so the caller reads
+// its reply itself: a 3x3 rpc_sync took 44-50 us where epoll1 took 69-90
+// (the same runs, docs/benchmarks.md). A program that initialized gRPC
+// before its first RPC keeps the engine it got.
 void keep_grpc_initialized() {
-  static const bool kept = (grpc_init(), true);
+  static const bool kept = (setenv("GRPC_POLL_STRATEGY", "poll", /*overwrite=*/0), grpc_init(),
+                            true);
   (void)kept;
 }
 

@@ -183,7 +183,9 @@ grpc::Status send_raw_stream_message(Endpoint& to, const grpc::ByteBuffer& messa
                                      double timeout_s);
 
 // A channel to one peer with the agent's methods registered on it, and its
-// stream (opened on first use, reopened after it breaks).
+// stream (opened on first use, reopened after it breaks); blocking callers'
+// streams go on a second channel, a connection of their own (Note [Poll
+// strategy] in transport.cc).
 class Endpoint {
  public:
   Endpoint(const std::string& target, const Tls& tls);
@@ -191,7 +193,17 @@ class Endpoint {
   Endpoint(const Endpoint&) = delete;
   Endpoint& operator=(const Endpoint&) = delete;
 
+  // Ends the blocking callers' idle streams and their connection, for good
+  // (the agent's shutdown: the peer's server waits for the connection to
+  // close; Note [Idle blocking streams] in transport_client.cc). Blocking
+  // calls on this Endpoint fail from then on.
+  void close_blocking();
+
  private:
+  friend struct IdleSweep;
+  // Takes what is ready on the idle blocking callers' streams, without
+  // sleeping, and drops those that ended (Note [Poll strategy]).
+  void service_idle();
   friend grpc::Status call_blocking(Endpoint& to, ClientCall* call);
   friend void call_async(Endpoint& to, ClientCall* call, Done done, void* a,
                          void* b);
@@ -201,11 +213,16 @@ class Endpoint {
   friend struct ClientCall;
   std::shared_ptr<ClientStream> stream();
   std::unique_ptr<SyncStream> take_sync();
+  // A new blocking caller's stream; null after close_blocking.
+  std::unique_ptr<SyncStream> new_sync();
+  std::shared_ptr<grpc::GenericStub> blocking_stub();
   void give_back(std::unique_ptr<SyncStream> s);
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<grpc::internal::RpcMethod> method_;
   std::unique_ptr<grpc::internal::RpcMethod> stream_method_;
   std::unique_ptr<grpc::GenericStub> stub_;
+  std::shared_ptr<grpc::Channel> blocking_channel_;  // null after close_blocking
+  std::shared_ptr<grpc::GenericStub> blocking_stub_;
   detail::Mutex mutex_;
   std::shared_ptr<ClientStream> stream_;
   std::vector<std::unique_ptr<SyncStream>> idle_;  // blocking callers'

@@ -12,6 +12,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
@@ -32,6 +33,59 @@ namespace {
 grpc::Status unreachable() {
   return grpc::Status(grpc::StatusCode::UNAVAILABLE,
                       "the RPC stream to the peer closed as it opened");
+}
+}  // namespace
+
+// Note [Idle blocking streams]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~~~
+// Under gRPC's poll engine (Note [Poll strategy] in transport.cc) the
+// blocking callers' connection is read only while some thread polls a
+// completion queue with a call on it. An idle pooled stream has nobody: its
+// connection would not see the peer's server finish the stream (whose
+// graceful shutdown then waited out its grace period), a GOAWAY, or the
+// acks of its own keepalive pings (after 20 s, a healthy connection would
+// be closed as dead). One thread for the process takes every Endpoint's
+// idle streams every kIdleSweepMs, takes what is ready on each without
+// sleeping and drops those that ended.
+// Never destroyed (a worker may call until exit); an Endpoint leaves the
+// sweep before anything of it goes.
+namespace {
+constexpr int kIdleSweepMs = 200;
+}  // namespace
+
+struct IdleSweep {
+  void add(Endpoint* e) {
+    std::lock_guard<Mutex> g(mutex_);
+    endpoints_.insert(e);
+    if (!started_) {
+      started_ = true;
+      std::thread([this] { run(); }).detach();
+    }
+  }
+  // Waits for a sweep in progress.
+  void remove(Endpoint* e) {
+    std::lock_guard<Mutex> g(mutex_);
+    endpoints_.erase(e);
+  }
+
+ private:
+  void run() {
+    for (;;) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(kIdleSweepMs));
+      std::lock_guard<Mutex> g(mutex_);
+      for (Endpoint* e : endpoints_) e->service_idle();
+    }
+  }
+
+  Mutex mutex_;
+  std::set<Endpoint*> endpoints_;
+  bool started_ = false;
+};
+
+namespace {
+IdleSweep& idle_sweep() {
+  static IdleSweep* sweep = new IdleSweep;  // See Note [Idle blocking streams]
+  return *sweep;
 }
 }  // namespace
 
@@ -74,6 +128,45 @@ Endpoint::Endpoint(const std::string& target, const Tls& tls) {
   stream_method_ = std::make_unique<grpc::internal::RpcMethod>(
       kStreamMethod, grpc::internal::RpcMethod::BIDI_STREAMING, channel_);
   stub_ = std::make_unique<grpc::GenericStub>(channel_);
+  // Blocking callers' streams on a connection of their own (each channel
+  // has its own: the local subchannel pool above). See Note [Poll strategy]
+  // in transport.cc.
+  blocking_channel_ = grpc::CreateCustomChannel(target, credentials, args);
+  blocking_stub_ = std::make_shared<grpc::GenericStub>(blocking_channel_);
+  idle_sweep().add(this);
+}
+
+void Endpoint::service_idle() {
+  // In place, under the pool's lock (a few microseconds): a stream taken
+  // out would make a caller meanwhile open another, and the pool grow.
+  std::vector<std::unique_ptr<SyncStream>> ended;
+  {
+    std::lock_guard<Mutex> g(mutex_);
+    for (auto& s : idle_) {
+      if (!s->service()) ended.push_back(std::move(s));
+    }
+    idle_.erase(std::remove(idle_.begin(), idle_.end(), nullptr), idle_.end());
+  }
+  ended.clear();  // their calls are over: each waits only for gRPC's end
+}
+
+void Endpoint::close_blocking() {
+  std::vector<std::unique_ptr<SyncStream>> idle;
+  std::shared_ptr<grpc::GenericStub> stub;
+  std::shared_ptr<grpc::Channel> channel;
+  {
+    std::lock_guard<Mutex> g(mutex_);
+    idle.swap(idle_);
+    stub.swap(blocking_stub_);
+    channel.swap(blocking_channel_);
+  }
+  idle.clear();  // each cancels its call and waits for it to end
+  // The connection closes with the last call on it (a caller's, now ending).
+}
+
+std::shared_ptr<grpc::GenericStub> Endpoint::blocking_stub() {
+  std::lock_guard<Mutex> g(mutex_);
+  return blocking_stub_;
 }
 
 // Note [Streams end before their channel]
@@ -87,6 +180,7 @@ Endpoint::Endpoint(const std::string& target, const Tls& tls) {
 // for their OnDone, and destroys them itself before the channel; replaced
 // streams that are done are destroyed when the next one opens.
 Endpoint::~Endpoint() {
+  idle_sweep().remove(this);
   std::vector<std::shared_ptr<ClientStream>> streams;
   std::vector<std::unique_ptr<SyncStream>> idle;
   {
@@ -188,18 +282,39 @@ std::unique_ptr<SyncStream> Endpoint::take_sync() {
       return s;
     }
   }
-  return std::make_unique<SyncStream>(stub_.get());
+  return new_sync();
+}
+
+std::unique_ptr<SyncStream> Endpoint::new_sync() {
+  // The stream's call is started outside the lock (See Note [One stream
+  // per peer] in transport.cc); it holds the channel itself from then on.
+  std::shared_ptr<grpc::GenericStub> stub = blocking_stub();
+  if (stub == nullptr) return nullptr;
+  return std::make_unique<SyncStream>(stub.get());
 }
 
 void Endpoint::give_back(std::unique_ptr<SyncStream> s) {
+  std::unique_ptr<SyncStream> closed;  // ends outside the lock
   std::lock_guard<Mutex> g(mutex_);
-  idle_.push_back(std::move(s));
+  if (blocking_stub_ == nullptr) {
+    closed = std::move(s);
+  } else {
+    idle_.push_back(std::move(s));
+  }
 }
+
+namespace {
+grpc::Status blocking_closed() {
+  return grpc::Status(grpc::StatusCode::UNAVAILABLE,
+                      "rpc: this worker's RPC client is shut down");
+}
+}  // namespace
 
 grpc::Status send_raw_stream_message(Endpoint& to, const grpc::ByteBuffer& message,
                                      double timeout_s) {
-  SyncStream s(to.stub_.get());
-  return s.send_raw(message, deadline_after(timeout_s));
+  std::unique_ptr<SyncStream> s = to.new_sync();
+  if (s == nullptr) return blocking_closed();
+  return s->send_raw(message, deadline_after(timeout_s));
 }
 
 grpc::Status call_blocking(Endpoint& to, ClientCall* call) {
@@ -208,11 +323,11 @@ grpc::Status call_blocking(Endpoint& to, ClientCall* call) {
                                              call->request, &call->response);
   }
   // A pooled stream may have died while idle (its connection closed, the
-  // peer is back on a new one): a request it never sent goes once more, on
-  // a new stream.
+  // peer is back on a new one): a request it never delivered goes once
+  // more, on a new stream.
   for (int attempt = 0;; ++attempt) {
-    std::unique_ptr<SyncStream> s =
-        attempt == 0 ? to.take_sync() : std::make_unique<SyncStream>(to.stub_.get());
+    std::unique_ptr<SyncStream> s = attempt == 0 ? to.take_sync() : to.new_sync();
+    if (s == nullptr) return blocking_closed();
     {
       std::lock_guard<Mutex> g(call->mutex_);
       if (call->cancelled_) {

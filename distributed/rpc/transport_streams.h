@@ -122,8 +122,13 @@ class SyncStream {
   SyncStream& operator=(const SyncStream&) = delete;
 
   bool healthy() const { return !finished_; }
-  // The last request never left: the call was over before its write (an
-  // idle stream whose connection closed), so it may be sent again.
+  // An idle stream's completions that are ready, taken without sleeping (a
+  // late reply dropped; See Note [Idle blocking streams] in
+  // transport_client.cc). False once the stream ended.
+  bool service();
+  // The last request never reached the peer: the call was over before its
+  // write (an idle stream whose connection closed), or the peer's server
+  // ended the stream OK without answering it; so it may be sent again.
   bool unsent() const { return unsent_; }
   void cancel() { context_.TryCancel(); }
 
@@ -143,6 +148,12 @@ class SyncStream {
 
   void completed(int op, bool ok);
   void start_read();
+  // Takes a completion that comes within EMBER_RPC_POLL_US without
+  // sleeping (Note [Polling before blocking] in transport_sync_stream.cc);
+  // TIMEOUT when none came (or another thread is polling).
+  grpc::CompletionQueue::NextStatus poll(void** t, bool* ok);
+  // One completion taken from the queue. False when the stream broke.
+  bool handle(void* t, bool ok);
   // Takes one completion. False when the stream broke; timed_out_ when
   // the deadline passed first.
   bool step(std::chrono::system_clock::time_point deadline, bool bounded);

@@ -14,7 +14,11 @@
 //   - gRPC's bound for the 4 MiB add: the 4 MiB echo's bytes per second
 //     applied to the add's 12 MiB (8 MiB sent, 4 MiB back).
 // Printed with the anchors of DESIGN.md (PyTorch 1.13 RPC: 414 us and
-// 2.5 GB/s; gRPC's own sync echo: 78-94 us). A plain binary, not Google
+// 2.5 GB/s; gRPC's own sync echo: 78-94 us). The raw echoes' server (in the
+// child) initializes gRPC before Ember does and keeps gRPC's default
+// engine; their client runs in rank 0, under the engine Ember picks (Note
+// [Poll strategy] in distributed/rpc/transport.cc). GRPC_POLL_STRATEGY=epoll1
+// runs everything on gRPC's default, as before 2026-12-06. A plain binary, not Google
 // Benchmark: the measurement needs a second process and a rendezvous.
 #include <grpcpp/generic/async_generic_service.h>
 #include <grpcpp/generic/generic_stub.h>
@@ -224,6 +228,10 @@ int main(int argc, char** argv) {
     _exit(0);
   }
   rpc::init_rpc("worker0", 0, 2, options);
+  // As in a program that makes both kinds of call: the asynchronous stream
+  // to the peer is open while rpc_sync is timed (Note [Poll strategy] in
+  // distributed/rpc/transport.cc).
+  rpc::rpc_async("worker1", "aten::add.Tensor", {at::ones({1}), at::ones({1})})->wait();
 
   if (only_latency || only_bulk) {
     at::Tensor a = at::ones({only_bulk ? int64_t{1} << 20 : 9});

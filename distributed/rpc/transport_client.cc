@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -45,12 +46,21 @@ grpc::Status unreachable() {
 // graceful shutdown then waited out its grace period), a GOAWAY, or the
 // acks of its own keepalive pings (after 20 s, a healthy connection would
 // be closed as dead). One thread for the process takes every Endpoint's
-// idle streams every kIdleSweepMs, takes what is ready on each without
+// idle streams every 200 ms (EMBER_RPC_IDLE_SWEEP_MS), takes what is ready on each without
 // sleeping and drops those that ended.
 // Never destroyed (a worker may call until exit); an Endpoint leaves the
 // sweep before anything of it goes.
 namespace {
-constexpr int kIdleSweepMs = 200;
+// EMBER_RPC_IDLE_SWEEP_MS, 10 to 600000 (tests lengthen it to see what
+// happens between two sweeps).
+int idle_sweep_ms() {
+  const char* v = std::getenv("EMBER_RPC_IDLE_SWEEP_MS");
+  if (v == nullptr || *v == '\0') return 200;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  if (end == v || *end != '\0') return 200;  // not a number: the default
+  return static_cast<int>(std::min<long>(std::max<long>(n, 10), 600000));
+}
 }  // namespace
 
 struct IdleSweep {
@@ -70,8 +80,9 @@ struct IdleSweep {
 
  private:
   void run() {
+    const int period_ms = idle_sweep_ms();
     for (;;) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(kIdleSweepMs));
+      std::this_thread::sleep_for(std::chrono::milliseconds(period_ms));
       std::lock_guard<Mutex> g(mutex_);
       for (Endpoint* e : endpoints_) e->service_idle();
     }

@@ -1,11 +1,15 @@
 // The RPC transport on its own (distributed/rpc/transport.h): calls on the
-// peer's stream answered out of order, and a stream whose connection closed
-// while it was idle (See Note [One stream per peer] in transport.cc).
+// peer's stream answered out of order, a stream whose connection closed
+// while it was idle (See Note [One stream per peer] in transport.cc), idle
+// blocking streams under gRPC's poll engine and close_blocking (Note [Idle
+// blocking streams] in transport_client.cc).
 #include <gtest/gtest.h>
 
 #include <grpcpp/support/byte_buffer.h>
 
+#include <chrono>
 #include <condition_variable>
+#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -155,6 +159,75 @@ TEST(RpcTransport, ABlockingCallOnAStreamThatDiedIdleGoesOnANewOne) {
   EXPECT_TRUE(s.ok()) << s.error_message();
   EXPECT_EQ(reply, "re:two");
   restarted->shutdown(1.0);
+}
+
+// A server that ended the stream OK (its shutdown: every request it took
+// is answered) did not take the request written after: it goes again on a
+// new stream. Forced (0.1 s grace), the shutdown does not wait for the idle
+// stream to be read; transport_between_sweeps_test runs this with a sweep
+// too slow to read it first (Note [Idle blocking streams]).
+TEST(RpcTransport, ARequestAfterTheServerEndedTheStreamOKGoesOnANewOne) {
+  Echo first;
+  publish();
+  int port = 0;
+  auto server = serve(&first, "127.0.0.1:0", &port);
+  ASSERT_NE(server, nullptr);
+  const std::string address = "127.0.0.1:" + std::to_string(port);
+  transport::Endpoint to(address, transport::Tls{});
+  std::string reply;
+  ASSERT_TRUE(call(to, "one", &reply).ok());
+  server->shutdown(0.1);
+  server.reset();
+  Echo second;
+  publish();
+  int again = 0;
+  auto restarted = serve(&second, address, &again);
+  ASSERT_NE(restarted, nullptr);
+  ASSERT_EQ(again, port);
+  const grpc::Status s = call(to, "two", &reply);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  EXPECT_EQ(reply, "re:two");
+  restarted->shutdown(1.0);
+}
+
+// Under gRPC's poll engine an idle connection is read only when someone
+// polls it (Note [Idle blocking streams] in transport_client.cc): the sweep
+// does, so a server's graceful shutdown sees the idle stream end at once
+// instead of waiting out its grace period.
+TEST(RpcTransport, AServerShutdownDoesNotWaitForAnIdleBlockingStream) {
+  Echo echo;
+  publish();
+  int port = 0;
+  auto server = serve(&echo, "127.0.0.1:0", &port);
+  ASSERT_NE(server, nullptr);
+  transport::Endpoint to("127.0.0.1:" + std::to_string(port), transport::Tls{});
+  // See Note [Poll strategy] in transport.cc (this test sets no engine).
+  ASSERT_NE(std::getenv("GRPC_POLL_STRATEGY"), nullptr);
+  EXPECT_STREQ(std::getenv("GRPC_POLL_STRATEGY"), "poll");
+  std::string reply;
+  ASSERT_TRUE(call(to, "one", &reply).ok());
+  EXPECT_EQ(reply, "re:one");
+  const auto start = std::chrono::steady_clock::now();
+  server->shutdown(8.0);  // the stream of the call is idle in `to`'s pool
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+}
+
+TEST(RpcTransport, BlockingCallsAfterCloseBlockingFailWithAClearError) {
+  Echo echo;
+  publish();
+  int port = 0;
+  auto server = serve(&echo, "127.0.0.1:0", &port);
+  ASSERT_NE(server, nullptr);
+  transport::Endpoint to("127.0.0.1:" + std::to_string(port), transport::Tls{});
+  std::string reply;
+  ASSERT_TRUE(call(to, "one", &reply).ok());
+  to.close_blocking();
+  const grpc::Status s = call(to, "two", &reply);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNAVAILABLE);
+  EXPECT_EQ(s.error_message(), "rpc: this worker's RPC client is shut down");
+  const auto start = std::chrono::steady_clock::now();
+  server->shutdown(8.0);  // the closed connection holds nothing up
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
 }
 
 }  // namespace

@@ -56,7 +56,8 @@ namespace detail {
 //
 // Two kinds of client end. A blocking caller (rpc_sync, to_here, the
 // agent's own waits) takes a stream of its own from the Endpoint's pool
-// (SyncStream: one per thread calling at once) and reads its reply from
+// (SyncStream: one per thread calling at once; all on a second connection
+// to the peer, Note [Poll strategy]) and reads its reply from
 // that stream's completion queue itself: no gRPC callback thread between
 // the reply and the caller (a ping-pong on it cost ~43 us where a callback
 // reactor waking the caller cost ~81, on the 2-vCPU machine of
@@ -131,9 +132,13 @@ std::chrono::system_clock::time_point deadline_after(double seconds) {
 // [Polling before blocking] in transport_sync_stream.cc) then waits for
 // that thread to wake and hand the reply over. Under "poll" each
 // completion queue polls the sockets of its own calls, so the caller reads
-// its reply itself: a 3x3 rpc_sync took 44-50 us where epoll1 took 69-90
-// (the same runs, docs/benchmarks.md). A program that initialized gRPC
-// before its first RPC keeps the engine it got.
+// its reply itself, provided no callback call shares the connection (then
+// gRPC's callback threads poll its socket, and the caller waits for them
+// again): blocking callers get a connection of their own (Endpoint). A
+// 3x3 rpc_sync took 38-42 us where epoll1 took 84-87 (the same runs,
+// docs/benchmarks.md). The price: a socket nobody polls is not read (Note
+// [Idle blocking streams] in transport_client.cc). A program that
+// initialized gRPC before its first RPC keeps the engine it got.
 void keep_grpc_initialized() {
   static const bool kept = (setenv("GRPC_POLL_STRATEGY", "poll", /*overwrite=*/0), grpc_init(),
                             true);

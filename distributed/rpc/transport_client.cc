@@ -45,11 +45,14 @@ grpc::Status unreachable() {
 // connection would not see the peer's server finish the stream (whose
 // graceful shutdown then waited out its grace period), a GOAWAY, or the
 // acks of its own keepalive pings (after 20 s, a healthy connection would
-// be closed as dead). One thread for the process takes every Endpoint's
-// idle streams every 200 ms (EMBER_RPC_IDLE_SWEEP_MS), takes what is ready on each without
-// sleeping and drops those that ended.
-// Never destroyed (a worker may call until exit); an Endpoint leaves the
-// sweep before anything of it goes.
+// be closed as dead). One thread for the process looks at every
+// Endpoint's idle streams every 200 ms (EMBER_RPC_IDLE_SWEEP_MS), takes
+// what is ready on each without sleeping and drops those that ended. A
+// connection with no call at all is not read either, so the agent's
+// shutdown ends the blocking connection itself (close_blocking) instead of
+// leaving it for the peer's server to wait on. The sweep is never
+// destroyed (a worker may call until exit); an Endpoint leaves it before
+// anything of it goes.
 namespace {
 // EMBER_RPC_IDLE_SWEEP_MS, 10 to 600000 (tests lengthen it to see what
 // happens between two sweeps).

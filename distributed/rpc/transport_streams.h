@@ -124,7 +124,8 @@ class SyncStream {
   bool healthy() const { return !finished_; }
   // An idle stream's completions that are ready, taken without sleeping (a
   // late reply dropped; See Note [Idle blocking streams] in
-  // transport_client.cc). False once the stream ended.
+  // transport_client.cc). False once the stream ended: destroy it (not
+  // under a lock: that ends the call, which may wait for gRPC).
   bool service();
   // The last request never reached the peer: the call was over before its
   // write (an idle stream whose connection closed), or the peer's server

@@ -205,10 +205,9 @@ bool SyncStream::service() {
     bool ok = false;
     const auto r = cq_.AsyncNext(&t, &ok, gpr_inf_past(GPR_CLOCK_MONOTONIC));
     if (r == grpc::CompletionQueue::TIMEOUT) return true;
-    if (r != grpc::CompletionQueue::GOT_EVENT || !handle(t, ok)) {
-      (void)failure();  // the stream ended: its call is finished here
-      return false;
-    }
+    // Ended: the owner destroys it outside its pool's lock, which ends the
+    // call (finish_call may wait for gRPC).
+    if (r != grpc::CompletionQueue::GOT_EVENT || !handle(t, ok)) return false;
   }
 }
 

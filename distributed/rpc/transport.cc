@@ -145,6 +145,15 @@ void keep_grpc_initialized() {
   (void)kept;
 }
 
+int64_t env_int(const char* name, int64_t fallback, int64_t lo, int64_t hi) {
+  const char* v = std::getenv(name);
+  if (v == nullptr || *v == '\0') return fallback;
+  char* end = nullptr;
+  const long long n = std::strtoll(v, &end, 10);
+  if (end == v || *end != '\0') return fallback;
+  return std::min<int64_t>(std::max<int64_t>(n, lo), hi);
+}
+
 grpc::ByteBuffer with_header(uint64_t id, uint32_t code, const grpc::ByteBuffer* body,
                              const std::string& message) {
   uint8_t h[kHeaderBytes] = {};

@@ -202,7 +202,8 @@ class Endpoint {
  private:
   friend struct IdleSweep;
   // Takes what is ready on the idle blocking callers' streams, without
-  // sleeping, and drops those that ended (Note [Poll strategy]).
+  // sleeping, and drops those that ended (Note [Idle blocking streams] in
+  // transport_client.cc).
   void service_idle();
   friend grpc::Status call_blocking(Endpoint& to, ClientCall* call);
   friend void call_async(Endpoint& to, ClientCall* call, Done done, void* a,

@@ -10,7 +10,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -53,19 +52,6 @@ grpc::Status unreachable() {
 // leaving it for the peer's server to wait on. The sweep is never
 // destroyed (a worker may call until exit); an Endpoint leaves it before
 // anything of it goes.
-namespace {
-// EMBER_RPC_IDLE_SWEEP_MS, 10 to 600000 (tests lengthen it to see what
-// happens between two sweeps).
-int idle_sweep_ms() {
-  const char* v = std::getenv("EMBER_RPC_IDLE_SWEEP_MS");
-  if (v == nullptr || *v == '\0') return 200;
-  char* end = nullptr;
-  const long n = std::strtol(v, &end, 10);
-  if (end == v || *end != '\0') return 200;  // not a number: the default
-  return static_cast<int>(std::min<long>(std::max<long>(n, 10), 600000));
-}
-}  // namespace
-
 struct IdleSweep {
   void add(Endpoint* e) {
     std::lock_guard<Mutex> g(mutex_);
@@ -83,7 +69,9 @@ struct IdleSweep {
 
  private:
   void run() {
-    const int period_ms = idle_sweep_ms();
+    // 10 ms to 10 min (tests lengthen it to see what happens between two
+    // sweeps).
+    const int64_t period_ms = env_int("EMBER_RPC_IDLE_SWEEP_MS", 200, 10, 600000);
     for (;;) {
       std::this_thread::sleep_for(std::chrono::milliseconds(period_ms));
       std::lock_guard<Mutex> g(mutex_);

@@ -48,6 +48,10 @@ void set_bulk_args(Set&& set) {
 // See Note [gRPC stays initialized] in transport.cc.
 void keep_grpc_initialized();
 
+// The integer in environment variable `name`, clamped to [lo, hi];
+// `fallback` when it is unset or not an integer.
+int64_t env_int(const char* name, int64_t fallback, int64_t lo, int64_t hi);
+
 // The 16-byte stream header (See Note [One stream per peer] in
 // transport.cc).
 constexpr size_t kHeaderBytes = 16;

@@ -6,7 +6,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 
 #include "distributed/rpc/transport.h"
@@ -39,15 +38,6 @@ using namespace detail;  // NOLINT: the transport's own helpers
 // completion it waits for. Polling pays only where the caller's queue
 // reads its own sockets: Note [Poll strategy] in transport.cc.
 namespace {
-
-int64_t poll_micros() {
-  const char* v = std::getenv("EMBER_RPC_POLL_US");
-  if (v == nullptr || *v == '\0') return 50;
-  char* end = nullptr;
-  const long long n = std::strtoll(v, &end, 10);
-  if (end == v || *end != '\0' || n < 0) return 50;  // not a count: the default
-  return n > 10000 ? 10000 : static_cast<int64_t>(n);
-}
 
 // Threads in SyncStream::roundtrip now.
 std::atomic<int> g_waiting{0};
@@ -143,7 +133,7 @@ void SyncStream::start_read() {
 }
 
 grpc::CompletionQueue::NextStatus SyncStream::poll(void** t, bool* ok) {
-  static const int64_t micros = poll_micros();
+  static const int64_t micros = env_int("EMBER_RPC_POLL_US", 50, 0, 10000);
   grpc::CompletionQueue::NextStatus r = grpc::CompletionQueue::TIMEOUT;
   if (micros == 0 || g_waiting.load(std::memory_order_relaxed) > 1) return r;
   const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(micros);

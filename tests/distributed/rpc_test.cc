@@ -71,9 +71,10 @@ TEST(Rpc, SyncAndAsyncCallsRunOperatorsOnTheOtherWorker) {
     EXPECT_EQ(rpc::get_all_worker_infos().size(), 2u);
     EXPECT_THAT(errorOf([&] { rpc::get_worker_info("nobody"); }),
                 HasSubstr("unknown worker 'nobody'; the workers are 'worker0' 'worker1'"));
-    // Each worker closes its blocking connections before its server stops,
-    // so neither server waits out its 2 s grace for the other's (Note [Idle
-    // blocking streams] in distributed/rpc/transport_client.cc).
+    // Neither server waits out its 2 s grace for the other's idle blocking
+    // streams: the idle sweep reads them and each worker closes its
+    // blocking connections before its server stops (Note [Idle blocking
+    // streams] in distributed/rpc/transport_client.cc).
     const auto start = std::chrono::steady_clock::now();
     rpc::shutdown();
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(1500));

@@ -134,9 +134,10 @@ TEST(RpcTransport, AsyncCallsOnTheStreamGetTheirOwnRepliesInAnyOrder) {
   server->shutdown(1.0);
 }
 
-// The blocking caller's pooled stream dies with its server; a new server on
-// the same address serves the next call, sent again on a new stream.
-TEST(RpcTransport, ABlockingCallOnAStreamThatDiedIdleGoesOnANewOne) {
+// A blocking call leaves its stream idle in the pool; the server shuts
+// down with `grace_s` (which finishes that stream) and a new server comes up
+// on the same address; the next call must reach it, on a new stream.
+void expect_the_next_call_reaches_a_restarted_server(double grace_s) {
   Echo first;
   publish();
   int port = 0;
@@ -147,7 +148,7 @@ TEST(RpcTransport, ABlockingCallOnAStreamThatDiedIdleGoesOnANewOne) {
   std::string reply;
   ASSERT_TRUE(call(to, "one", &reply).ok());
   EXPECT_EQ(reply, "re:one");
-  server->shutdown(1.0);  // finishes the stream the call left in the pool
+  server->shutdown(grace_s);
   server.reset();
   Echo second;
   publish();
@@ -161,33 +162,19 @@ TEST(RpcTransport, ABlockingCallOnAStreamThatDiedIdleGoesOnANewOne) {
   restarted->shutdown(1.0);
 }
 
+// The blocking caller's pooled stream dies with its server; a new server on
+// the same address serves the next call, sent again on a new stream.
+TEST(RpcTransport, ABlockingCallOnAStreamThatDiedIdleGoesOnANewOne) {
+  expect_the_next_call_reaches_a_restarted_server(1.0);
+}
+
 // A server that ended the stream OK (its shutdown: every request it took
 // is answered) did not take the request written after: it goes again on a
 // new stream. Forced (0.1 s grace), the shutdown does not wait for the idle
 // stream to be read; transport_between_sweeps_test runs this with a sweep
 // too slow to read it first (Note [Idle blocking streams]).
 TEST(RpcTransport, ARequestAfterTheServerEndedTheStreamOKGoesOnANewOne) {
-  Echo first;
-  publish();
-  int port = 0;
-  auto server = serve(&first, "127.0.0.1:0", &port);
-  ASSERT_NE(server, nullptr);
-  const std::string address = "127.0.0.1:" + std::to_string(port);
-  transport::Endpoint to(address, transport::Tls{});
-  std::string reply;
-  ASSERT_TRUE(call(to, "one", &reply).ok());
-  server->shutdown(0.1);
-  server.reset();
-  Echo second;
-  publish();
-  int again = 0;
-  auto restarted = serve(&second, address, &again);
-  ASSERT_NE(restarted, nullptr);
-  ASSERT_EQ(again, port);
-  const grpc::Status s = call(to, "two", &reply);
-  EXPECT_TRUE(s.ok()) << s.error_message();
-  EXPECT_EQ(reply, "re:two");
-  restarted->shutdown(1.0);
+  expect_the_next_call_reaches_a_restarted_server(0.1);
 }
 
 // Under gRPC's poll engine an idle connection is read only when someone

@@ -18,8 +18,9 @@
 // child) initializes gRPC before Ember does and keeps gRPC's default
 // engine; their client runs in rank 0, under the engine Ember picks (Note
 // [Poll strategy] in distributed/rpc/transport.cc). GRPC_POLL_STRATEGY=epoll1
-// runs everything on gRPC's default, as before 2026-12-06. A plain binary, not Google
-// Benchmark: the measurement needs a second process and a rendezvous.
+// runs everything on gRPC's default, as before 2026-12-06. A plain binary,
+// not Google Benchmark: the measurement needs a second process and a
+// rendezvous.
 #include <grpcpp/generic/async_generic_service.h>
 #include <grpcpp/generic/generic_stub.h>
 #include <grpcpp/grpcpp.h>

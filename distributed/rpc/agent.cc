@@ -298,9 +298,37 @@ void Agent::start() {
 // Requests.
 
 void Agent::reply(transport::ServerCall call, ember::rpc::Envelope& env,
-                  wire::Encoder* enc) {
+                  wire::Encoder* enc, int to) {
   env.set_from_rank(rank_);
-  transport::finish(call, enc ? enc->finish(env) : wire::encode_plain(env));
+  if (to < 0 || to >= static_cast<int>(peers_.size())) {
+    transport::finish(call, enc ? enc->finish(env) : wire::encode_plain(env));
+    return;
+  }
+  env.set_reads_your_memory(peers_[to]->i_read);
+  if (enc == nullptr || !enc->has_shareable() || !may_share_with(to, 0)) {
+    transport::finish(call, enc ? enc->finish(env) : wire::encode_plain(env));
+    return;
+  }
+  // The results stay readable until the caller releases pin_id (See Note
+  // [Shared tensors] in peer_memory.h); kept before the reply can arrive.
+  uint64_t id;
+  {
+    std::lock_guard<std::mutex> g(pins_mutex_);
+    id = next_pin_++;
+  }
+  env.set_pin_id(id);
+  Pinned pinned;
+  pinned.rank = to;
+  grpc::ByteBuffer frame = enc->finish_sharing(env, &pinned.tensors);
+  for (const auto& t : pinned.tensors) pinned.bytes += t.nbytes();
+  {
+    std::lock_guard<std::mutex> g(pins_mutex_);
+    peers_[to]->pinned_bytes += pinned.bytes;
+    peer_memory::stats().pinned_bytes.fetch_add(
+        static_cast<int64_t>(pinned.bytes), std::memory_order_relaxed);
+    pins_.emplace(id, std::move(pinned));
+  }
+  transport::finish(call, frame);
 }
 
 void Agent::reply_error(transport::ServerCall call,
@@ -313,9 +341,14 @@ void Agent::reply_error(transport::ServerCall call,
 }
 
 void Agent::handle(const grpc::ByteBuffer& request, transport::ServerCall call) {
+  // The values are decoded once the token is checked (admit), so that a
+  // frame from outside the group allocates nothing and reads no memory.
   wire::Decoded msg;
   try {
-    msg = wire::decode(request);
+    msg = wire::decode_header(request);
+    if (msg.envelope.kind() == ember::rpc::JOIN_CALL) {
+      wire::decode_values(msg, nullptr);
+    }
   } catch (const c10::Error& e) {
     transport::fail(call, grpc::StatusCode::INVALID_ARGUMENT,
                     e.what_without_backtrace());
@@ -361,6 +394,16 @@ void Agent::admit(wire::Decoded msg, transport::ServerCall call) {
       return;
     }
   }
+  const int from = msg.envelope.from_rank();
+  learn_reader(from, msg.envelope);
+  try {
+    wire::RemoteSource source;
+    wire::decode_values(msg, source_of(from, &source));
+  } catch (const c10::Error& e) {
+    transport::fail(call, grpc::StatusCode::INVALID_ARGUMENT,
+                    e.what_without_backtrace());
+    return;
+  }
   dispatch(std::move(msg), call);
 }
 
@@ -401,7 +444,7 @@ void Agent::dispatch(wire::Decoded msg, transport::ServerCall call) {
   const std::string node = "Error on Node " + std::to_string(rank_) + ": ";
   switch (msg.envelope.kind()) {
     case ember::rpc::OP_CALL: {
-      auto run = [this, node, call](wire::Decoded m) {
+      auto run = [this, node, call, from](wire::Decoded m) {
         Envelope env;
         env.set_kind(ember::rpc::OP_RESPONSE);
         wire::Encoder enc;
@@ -427,7 +470,7 @@ void Agent::dispatch(wire::Decoded msg, transport::ServerCall call) {
           enc = wire::Encoder();
           env.set_error(node + e.what());
         }
-        reply(call, env, &enc);
+        reply(call, env, &enc, from);
       };
       if (runs_inline(msg)) {
         run(std::move(msg));
@@ -490,6 +533,27 @@ void Agent::dispatch(wire::Decoded msg, transport::ServerCall call) {
     case ember::rpc::PING: {
       Envelope env;
       env.set_kind(ember::rpc::PONG);
+      reply(call, env);
+      return;
+    }
+    case ember::rpc::TENSOR_RELEASE: {
+      // See Note [Shared tensors] in peer_memory.h. Only the caller the
+      // results were shared with can release them.
+      std::vector<at::TensorBase> dropped;  // freed after the lock
+      {
+        std::lock_guard<std::mutex> g(pins_mutex_);
+        auto it = pins_.find(msg.envelope.pin_id());
+        if (it != pins_.end() && it->second.rank == from) {
+          peers_[from]->pinned_bytes -= it->second.bytes;
+          peer_memory::stats().pinned_bytes.fetch_sub(
+              static_cast<int64_t>(it->second.bytes),
+              std::memory_order_relaxed);
+          dropped = std::move(it->second.tensors);
+          pins_.erase(it);
+        }
+      }
+      Envelope env;
+      env.set_kind(ember::rpc::TENSOR_RELEASE_ACK);
       reply(call, env);
       return;
     }

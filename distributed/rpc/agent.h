@@ -36,6 +36,7 @@
 #include <thread>
 #include <vector>
 
+#include "distributed/rpc/peer_memory.h"
 #include "distributed/rpc/rpc.h"
 #include "distributed/rpc/transport.h"
 #include "distributed/rpc/wire.h"
@@ -150,6 +151,22 @@ class Agent : public std::enable_shared_from_this<Agent> {
     std::string unix_address;
     std::string hostname;
     std::unique_ptr<transport::Endpoint> endpoint;
+    // See Note [Shared tensors] in peer_memory.h. i_read: this worker can
+    // read the peer's memory (found at rendezvous; read-only after).
+    // reads_me: the peer said it can read this worker's.
+    peer_memory::Probe probe;
+    bool i_read = false;
+    std::atomic<bool> reads_me{false};
+    // Under pins_mutex_: bytes kept alive for the peer's reads (responses
+    // not yet released, arguments of calls that ended without a response).
+    size_t pinned_bytes = 0;
+    std::vector<at::TensorBase> stale_args;
+  };
+  // A response's shared tensors, kept until its caller releases them.
+  struct Pinned {
+    int rank = -1;
+    size_t bytes = 0;
+    std::vector<at::TensorBase> tensors;
   };
   struct PendingCall;
   void complete(PendingCall* call, grpc::Status status);
@@ -172,8 +189,10 @@ class Agent : public std::enable_shared_from_this<Agent> {
   void admit(wire::Decoded msg, transport::ServerCall call);
   void admit_deferred();
   void dispatch(wire::Decoded msg, transport::ServerCall call);
-  void reply(transport::ServerCall call,
-             ember::rpc::Envelope& env, wire::Encoder* enc = nullptr);
+  // `to`: the caller's rank, for a reply whose tensors may be shared with
+  // it (See Note [Shared tensors] in peer_memory.h); -1: never shared.
+  void reply(transport::ServerCall call, ember::rpc::Envelope& env,
+             wire::Encoder* enc = nullptr, int to = -1);
   void reply_error(transport::ServerCall call,
                    ember::rpc::MessageKind kind, const std::string& error);
   // Runs an op for a request: resolves RRef arguments (may block).
@@ -207,6 +226,17 @@ class Agent : public std::enable_shared_from_this<Agent> {
 
   void note_dead(int rank);
   void wait_outstanding();
+
+  // Shared tensors (See Note [Shared tensors] in peer_memory.h).
+  // Where `rank`'s shared tensors are read from, or nullptr if this worker
+  // cannot read them.
+  const wire::RemoteSource* source_of(int rank, wire::RemoteSource* storage);
+  // Whether `bytes` more may be kept alive for `rank`'s reads.
+  bool may_share_with(int rank, size_t bytes);
+  void learn_reader(int rank, const ember::rpc::Envelope& env);
+  void keep_stale_args(int rank, std::vector<at::TensorBase> args);
+  void send_release(int to, uint64_t pin_id);
+  void drop_pins(int rank);  // -1: every rank's
 
   const std::string name_;
   const int rank_;
@@ -262,6 +292,11 @@ class Agent : public std::enable_shared_from_this<Agent> {
   static constexpr size_t kMaxTombstones = 65536;
   std::atomic<int64_t> next_local_id_{0};
 
+  // Responses' shared tensors by pin id (See Note [Shared tensors]).
+  std::mutex pins_mutex_;  // guards pins_, next_pin_, Peer::pinned_bytes, stale_args
+  std::map<uint64_t, Pinned> pins_;
+  uint64_t next_pin_ = 1;
+
   // Pool for requests that block (See Note [Agent threads]).
   std::mutex pool_mutex_;
   std::condition_variable pool_cv_;
@@ -279,6 +314,9 @@ struct Agent::PendingCall {
   int to = -1;
   double timeout = 0;
   std::string what;
+  // Arguments the callee reads from this worker's memory (See Note [Shared
+  // tensors] in peer_memory.h).
+  std::vector<at::TensorBase> shared;
 };
 
 // Note [Distributed autograd hooks]

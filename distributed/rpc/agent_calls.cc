@@ -34,9 +34,12 @@ int Agent::rank_of(const std::string& name) const {
 }
 
 void Agent::note_dead(int rank) {
-  std::lock_guard<std::mutex> g(mutex_);
-  dead_.insert(rank);
-  cv_.notify_all();
+  {
+    std::lock_guard<std::mutex> g(mutex_);
+    dead_.insert(rank);
+    cv_.notify_all();
+  }
+  drop_pins(rank);  // a dead worker reads nothing more
 }
 
 c10::intrusive_ptr<Future> Agent::send(int to, ember::rpc::Envelope& request,
@@ -47,6 +50,7 @@ c10::intrusive_ptr<Future> Agent::send(int to, ember::rpc::Envelope& request,
   // published under mutex_, which the completion takes first (Note [TSan
   // and gRPC] in docs/distributed.md).
   std::string token;
+  Peer* peer;
   {
     std::lock_guard<std::mutex> g(mutex_);
     // Until the barrier is passed this worker still serves its peers,
@@ -55,23 +59,28 @@ c10::intrusive_ptr<Future> Agent::send(int to, ember::rpc::Envelope& request,
                 "down on this worker.");
     TORCH_CHECK(ready_, "rpc: ", what, " before init_rpc finished.");
     token = token_;
+    peer = peers_.at(to).get();
   }
   request.set_token(token);
   request.set_from_rank(rank_);
+  request.set_reads_your_memory(peer->i_read);
   auto owned = std::make_unique<PendingCall>();
   owned->to = to;
   owned->timeout = timeout;
   owned->what = what;
   owned->handler = std::move(handler);
-  owned->rpc.request = encoder.finish(request);
+  // Large arguments to a peer that reads this worker's memory are shared,
+  // and live as long as the call (See Note [Shared tensors] in
+  // peer_memory.h).
+  owned->rpc.request = encoder.has_shareable() && may_share_with(to, 0)
+                           ? encoder.finish_sharing(request, &owned->shared)
+                           : encoder.finish(request);
   owned->rpc.set_timeout(timeout);
   auto future = owned->future;
-  Peer* peer;
   {
     std::lock_guard<std::mutex> g(mutex_);
     TORCH_CHECK(!closed_, "rpc: ", what, " after shutdown(); RPC is shut "
                 "down on this worker.");
-    peer = peers_.at(to).get();
     ++outstanding_;
     pending_.insert(owned.get());
   }
@@ -117,7 +126,19 @@ void Agent::complete(PendingCall* call, grpc::Status status) {
   c10::IValue value;
   if (status.ok()) {
     try {
-      wire::Decoded d = wire::decode(call->rpc.response);
+      wire::Decoded d = wire::decode_header(call->rpc.response);
+      learn_reader(call->to, d.envelope);
+      // Shared results are released as soon as they are read, or failed
+      // to be (See Note [Shared tensors] in peer_memory.h).
+      const uint64_t pin = d.envelope.pin_id();
+      try {
+        wire::RemoteSource source;
+        wire::decode_values(d, source_of(call->to, &source));
+      } catch (...) {
+        if (pin != 0) send_release(call->to, pin);
+        throw;
+      }
+      if (pin != 0) send_release(call->to, pin);
       if (!d.envelope.error().empty()) {
         error = std::make_exception_ptr(make_error(d.envelope.error()));
       } else {
@@ -161,6 +182,14 @@ void Agent::complete(PendingCall* call, grpc::Status status) {
           "rpc: " + call->what + " to " + who +
           " failed: the worker is unreachable or died (" +
           status_text(status) + ")."));
+    }
+    // Without a response the callee may still be reading shared arguments,
+    // unless it refused the call or died (See Note [Shared tensors]).
+    const auto code = status.error_code();
+    if (code != grpc::StatusCode::PERMISSION_DENIED &&
+        code != grpc::StatusCode::INVALID_ARGUMENT &&
+        code != grpc::StatusCode::UNAVAILABLE) {
+      keep_stale_args(call->to, std::move(call->shared));
     }
   }
   auto fut = call->future;

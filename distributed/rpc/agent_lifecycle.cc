@@ -25,6 +25,12 @@ void Agent::rendezvous() {
   self.set_tcp_address(tcp_address_);
   self.set_unix_address(unix_address_);
   self.set_hostname(hostname_);
+  if (peer_memory::enabled()) {  // See Note [Shared tensors]
+    const peer_memory::Probe probe = peer_memory::self();
+    self.set_pid(probe.pid);
+    self.set_probe_address(probe.address);
+    self.set_probe_value(probe.value);
+  }
   if (rank_ == 0) {
     std::unique_lock<std::mutex> l(mutex_);  // handle_join reads token_
     if (token_.empty()) token_ = random_hex(16);
@@ -117,6 +123,11 @@ void Agent::connect_peers(const ember::rpc::WorkerTable& table) {
     p->tcp_address = w.tcp_address();
     p->unix_address = w.unix_address();
     p->hostname = w.hostname();
+    p->probe.pid = w.pid();
+    p->probe.address = w.probe_address();
+    p->probe.value = w.probe_value();
+    p->i_read = peer_memory::enabled() && p->hostname == hostname_ &&
+                peer_memory::readable(p->probe);
     const bool local = options_.use_unix_sockets && !p->unix_address.empty() &&
                        p->hostname == hostname_;
     p->endpoint = std::make_unique<transport::Endpoint>(
@@ -333,6 +344,7 @@ void Agent::shutdown(bool graceful) {
   }
   server_->shutdown(graceful ? 2.0 : 0.1);
   wait_outstanding();
+  drop_pins(-1);  // nobody reads this worker's memory any more
   {
     std::lock_guard<std::mutex> g(mutex_);
     owners_.clear();

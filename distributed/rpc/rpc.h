@@ -232,6 +232,19 @@ struct RRefCounts {
 };
 RRefCounts rref_counts();
 
+// torch::distributed::rpc::debug::SharedTensorCounts
+//
+// Tensors this process sent to a peer on its host by address instead of
+// through gRPC, tensors it read so from a peer, and the bytes it keeps
+// alive now for peers' reads (0 once every caller released its results).
+// See "Large tensors between workers of one host" in docs/distributed.md.
+struct SharedTensorCounts {
+  int64_t sent = 0;
+  int64_t received = 0;
+  int64_t pinned_bytes = 0;
+};
+SharedTensorCounts shared_tensor_counts();
+
 }  // namespace debug
 
 }  // namespace rpc

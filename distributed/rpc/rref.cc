@@ -240,7 +240,8 @@ void Agent::handle_fetch(wire::Decoded& msg, transport::ServerCall call) {
     request->set_from_rank(msg.envelope.from_rank());
     *request->mutable_autograd() = msg.envelope.autograd();
   }
-  owner->value->addCallback([this, call, request](Future& f) {
+  const int from = msg.envelope.from_rank();
+  owner->value->addCallback([this, call, request, from](Future& f) {
     ember::rpc::Envelope env;
     env.set_kind(ember::rpc::RREF_FETCH_RESPONSE);
     wire::Encoder enc;
@@ -259,7 +260,7 @@ void Agent::handle_fetch(wire::Decoded& msg, transport::ServerCall call) {
                       e.what_without_backtrace());
       }
     }
-    reply(call, env, &enc);
+    reply(call, env, &enc, from);
   });
 }
 

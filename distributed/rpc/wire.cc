@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "c10/util/Exception.h"
+#include "distributed/rpc/peer_memory.h"
 
 namespace torch {
 namespace distributed {
@@ -105,6 +106,16 @@ class SliceReader {
   }
   // The slice contiguous() pointed into.
   const grpc::Slice& current_slice() const { return slices_[index_]; }
+  // Moves past n bytes (n <= remaining()).
+  void advance(size_t n) {
+    while (n > 0) {
+      size_t take = std::min(n, slices_[index_].size() - offset_);
+      offset_ += take;
+      remaining_ -= take;
+      n -= take;
+      skip_empty();
+    }
+  }
   void skip(size_t n) {  // only after contiguous(n) returned non-null
     offset_ += n;
     remaining_ -= n;
@@ -137,7 +148,8 @@ void destroy_tensor_ref(void* p) {
 
 class ValueDecoder {
  public:
-  explicit ValueDecoder(SliceReader& reader) : reader_(reader) {}
+  ValueDecoder(SliceReader& reader, const RemoteSource* source)
+      : reader_(reader), source_(source) {}
 
   c10::IValue decode(const ember::rpc::Value& v, int index) {
     using V = ember::rpc::Value;
@@ -230,10 +242,17 @@ class ValueDecoder {
     if (m.sizes_size() > 64) {
       bad("a tensor with " + std::to_string(m.sizes_size()) + " dimensions");
     }
-    // numel * itemsize must equal nbytes, which must fit in what is left: an
-    // overflowing or lying product is refused before anything is allocated.
+    // numel * itemsize must equal nbytes, which must fit in what is left
+    // (or, shared, be plausible): an overflowing or lying product is refused
+    // before anything is allocated.
+    const bool shared = m.remote_address() != 0;
+    if (shared && source_ == nullptr) {
+      bad("a tensor in the sender's memory (remote_address set) where none "
+          "may be: this receiver did not say it can read the sender's memory");
+    }
     const uint64_t itemsize = c10::elementSize(st);
-    const uint64_t limit = reader_.remaining();
+    const uint64_t limit =
+        shared ? peer_memory::kMaxSharedTensorBytes : reader_.remaining();
     uint64_t numel = 1;
     bool zero = false;
     for (int64_t s : m.sizes()) {
@@ -257,7 +276,7 @@ class ValueDecoder {
     }
     std::vector<int64_t> sizes(m.sizes().begin(), m.sizes().end());
     at::Tensor t;
-    const uint8_t* in_place = m.nbytes() >= kZeroCopyMinBytes
+    const uint8_t* in_place = !shared && m.nbytes() >= kZeroCopyMinBytes
                                   ? reader_.contiguous(m.nbytes())
                                   : nullptr;
     if (in_place != nullptr &&
@@ -268,6 +287,12 @@ class ValueDecoder {
       t = at::from_blob(const_cast<uint8_t*>(in_place), sizes,
                         [keep](void*) {}, at::TensorOptions().dtype(st));
       reader_.skip(m.nbytes());
+    } else if (shared) {
+      t = at::empty(sizes, at::TensorOptions().dtype(st));
+      if (m.nbytes() > 0) {
+        peer_memory::read(source_->pid, m.remote_address(), t.data_ptr(),
+                          m.nbytes());
+      }
     } else {
       t = at::empty(sizes, at::TensorOptions().dtype(st));
       if (m.nbytes() > 0) reader_.read(t.data_ptr(), m.nbytes());
@@ -282,6 +307,7 @@ class ValueDecoder {
   }
 
   SliceReader& reader_;
+  const RemoteSource* source_;
 };
 
 }  // namespace
@@ -301,7 +327,10 @@ void Encoder::add_tensor(ember::rpc::TensorMeta* meta,
   meta->set_dtype(to_wire(t.scalar_type()));
   for (int64_t s : t.sizes()) meta->add_sizes(s);
   meta->set_nbytes(t.nbytes());
-  if (t.nbytes() > 0) tensors_.push_back(std::move(t));
+  if (t.nbytes() > 0) {
+    tensors_.push_back(std::move(t));
+    metas_.push_back(meta);
+  }
 }
 
 void Encoder::add_value(ember::rpc::Value* out, const c10::IValue& v) {
@@ -404,7 +433,36 @@ grpc::ByteBuffer Encoder::finish(const ember::rpc::Envelope& envelope) {
     std::lock_guard<std::mutex> g(g_slice_refs);  // publishes the references
   }
   tensors_.clear();
+  metas_.clear();
   return grpc::ByteBuffer(slices.data(), slices.size());
+}
+
+bool Encoder::has_shareable() const {
+  for (const auto& t : tensors_) {
+    if (t.nbytes() >= peer_memory::kSharedMinBytes) return true;
+  }
+  return false;
+}
+
+grpc::ByteBuffer Encoder::finish_sharing(ember::rpc::Envelope& envelope,
+                                         std::vector<at::TensorBase>* shared) {
+  // The headers point into `envelope` (add_value wrote them there).
+  size_t kept = 0;
+  for (size_t i = 0; i < tensors_.size(); ++i) {
+    if (tensors_[i].nbytes() >= peer_memory::kSharedMinBytes) {
+      metas_[i]->set_remote_address(
+          reinterpret_cast<uintptr_t>(tensors_[i].data_ptr()));
+      shared->push_back(std::move(tensors_[i]));
+      peer_memory::stats().sent.fetch_add(1, std::memory_order_relaxed);
+    } else {
+      tensors_[kept] = std::move(tensors_[i]);
+      metas_[kept] = metas_[i];
+      ++kept;
+    }
+  }
+  tensors_.resize(kept);
+  metas_.resize(kept);
+  return finish(envelope);
 }
 
 grpc::ByteBuffer encode_plain(const ember::rpc::Envelope& envelope) {
@@ -412,10 +470,10 @@ grpc::ByteBuffer encode_plain(const ember::rpc::Envelope& envelope) {
   return enc.finish(envelope);
 }
 
-Decoded decode(const grpc::ByteBuffer& frame) {
-  std::vector<grpc::Slice> slices;
-  if (!frame.Dump(&slices).ok()) bad("the frame could not be read");
-  SliceReader reader(slices);
+Decoded decode_header(const grpc::ByteBuffer& frame) {
+  Decoded out;
+  if (!frame.Dump(&out.payload).ok()) bad("the frame could not be read");
+  SliceReader reader(out.payload);
   uint8_t len[4];
   if (reader.remaining() < 4) bad("a frame shorter than its 4-byte header");
   reader.read(len, 4);
@@ -427,7 +485,6 @@ Decoded decode(const grpc::ByteBuffer& frame) {
     bad("header length " + std::to_string(header) + " but only " +
         std::to_string(reader.remaining()) + " bytes follow");
   }
-  Decoded out;
   bool parsed;
   if (const uint8_t* p = reader.contiguous(header)) {
     parsed = out.envelope.ParseFromArray(p, static_cast<int>(header));
@@ -438,15 +495,32 @@ Decoded decode(const grpc::ByteBuffer& frame) {
     parsed = out.envelope.ParseFromString(copy);
   }
   if (!parsed) bad("the header is not a valid Envelope");
-  ValueDecoder values(reader);
-  out.values.reserve(out.envelope.values_size());
-  for (int i = 0; i < out.envelope.values_size(); ++i) {
-    out.values.push_back(values.decode(out.envelope.values(i), i));
+  out.payload_offset = 4 + header;
+  return out;
+}
+
+void decode_values(Decoded& msg, const RemoteSource* source) {
+  SliceReader reader(msg.payload);
+  reader.advance(msg.payload_offset);
+  ValueDecoder values(reader, source);
+  msg.values.clear();
+  msg.values.reserve(msg.envelope.values_size());
+  for (int i = 0; i < msg.envelope.values_size(); ++i) {
+    msg.values.push_back(values.decode(msg.envelope.values(i), i));
   }
   if (reader.remaining() != 0) {
     bad(std::to_string(reader.remaining()) +
         " payload bytes left over after the last tensor");
   }
+  // The payload's slices now live on in the tensors built over them, if
+  // any; the frame's other bytes are not needed again.
+  msg.payload.clear();
+  msg.payload_offset = 0;
+}
+
+Decoded decode(const grpc::ByteBuffer& frame, const RemoteSource* source) {
+  Decoded out = decode_header(frame);
+  decode_values(out, source);
   return out;
 }
 

@@ -25,6 +25,9 @@
 // tensor whose bytes lie in one received slice, 64-byte aligned, is built
 // over that slice (which it keeps alive); any other is copied once, from
 // gRPC's slices into a new CPU tensor. Bool tensors must hold only 0 and 1.
+// A shared tensor (TensorMeta.remote_address set; See Note [Shared tensors]
+// in peer_memory.h) has no payload bytes: it is read from the sender's
+// memory, and only when the decoder is given the sender's pid.
 #pragma once
 
 #include <cstddef>
@@ -59,23 +62,51 @@ class Encoder {
 
   grpc::ByteBuffer finish(const ember::rpc::Envelope& envelope);
 
+  // Whether finish_sharing would share a tensor (one of
+  // peer_memory::kSharedMinBytes or more was added).
+  bool has_shareable() const;
+  // Like finish(), but each tensor of kSharedMinBytes or more is described
+  // by its address (TensorMeta.remote_address in `envelope`) instead of
+  // being sent, and appended to *shared: the caller keeps those alive until
+  // the receiver has read them.
+  grpc::ByteBuffer finish_sharing(ember::rpc::Envelope& envelope,
+                                  std::vector<at::TensorBase>* shared);
+
  private:
   void add_tensor(ember::rpc::TensorMeta* meta, const at::TensorBase& t);
   std::vector<at::TensorBase> tensors_;  // contiguous, in payload order
+  std::vector<ember::rpc::TensorMeta*> metas_;  // tensors_[i]'s header
+};
+
+// Where a frame's shared tensors are read from: the sender's process.
+struct RemoteSource {
+  int64_t pid = 0;
 };
 
 struct Decoded {
   ember::rpc::Envelope envelope;
   // One per envelope.values(); an RRef argument decodes to None here (read
-  // envelope.values(i).rref()).
+  // envelope.values(i).rref()). Empty after decode_header().
   std::vector<c10::IValue> values;
+
+  // decode_header() keeps the payload here for decode_values().
+  std::vector<grpc::Slice> payload;
+  size_t payload_offset = 0;
 };
 
 // wire::decode
 //
 // Parses a frame. Throws c10::Error whose message starts "rpc: bad message"
-// for anything malformed; never reads past the frame.
-Decoded decode(const grpc::ByteBuffer& frame);
+// for anything malformed; never reads past the frame. Shared tensors are
+// read from `source`; without one they are refused.
+Decoded decode(const grpc::ByteBuffer& frame,
+               const RemoteSource* source = nullptr);
+
+// decode() in two steps: the Envelope alone (so that the token can be
+// checked before anything is allocated or read from a peer), then its
+// values. decode_values() runs once per decode_header().
+Decoded decode_header(const grpc::ByteBuffer& frame);
+void decode_values(Decoded& msg, const RemoteSource* source);
 
 // Frames with no values (acks, pings, errors).
 grpc::ByteBuffer encode_plain(const ember::rpc::Envelope& envelope);

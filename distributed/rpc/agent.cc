@@ -194,6 +194,7 @@ Agent::Agent(std::string name, int rank, int world_size,
   char host[256] = {0};
   gethostname(host, sizeof(host) - 1);
   hostname_ = host;
+  share_memory_ = peer_memory::enabled();
   const bool any_tls = !options_.tls_cert_chain.empty() ||
                        !options_.tls_private_key.empty() ||
                        !options_.tls_root_certs.empty();

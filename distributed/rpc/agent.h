@@ -247,6 +247,7 @@ class Agent : public std::enable_shared_from_this<Agent> {
   std::string token_;
   std::string hostname_;
   transport::Tls tls_;  // read-only after the constructor
+  bool share_memory_ = false;  // EMBER_RPC_SHARED_MEMORY; read-only too
 
   std::unique_ptr<transport::Server> server_;
   std::string tcp_address_;

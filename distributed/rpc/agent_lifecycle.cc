@@ -25,7 +25,7 @@ void Agent::rendezvous() {
   self.set_tcp_address(tcp_address_);
   self.set_unix_address(unix_address_);
   self.set_hostname(hostname_);
-  if (peer_memory::enabled()) {  // See Note [Shared tensors]
+  if (share_memory_) {  // See Note [Shared tensors]
     const peer_memory::Probe probe = peer_memory::self();
     self.set_pid(probe.pid);
     self.set_probe_address(probe.address);
@@ -126,7 +126,7 @@ void Agent::connect_peers(const ember::rpc::WorkerTable& table) {
     p->probe.pid = w.pid();
     p->probe.address = w.probe_address();
     p->probe.value = w.probe_value();
-    p->i_read = peer_memory::enabled() && p->hostname == hostname_ &&
+    p->i_read = share_memory_ && p->hostname == hostname_ &&
                 peer_memory::readable(p->probe);
     const bool local = options_.use_unix_sockets && !p->unix_address.empty() &&
                        p->hostname == hostname_;

@@ -27,7 +27,7 @@ bool Agent::may_share_with(int rank, size_t bytes) {
 
 // Called for a request once its token is checked, and for a response.
 void Agent::learn_reader(int rank, const ember::rpc::Envelope& env) {
-  if (!env.reads_your_memory() || !peer_memory::enabled()) return;
+  if (!env.reads_your_memory() || !share_memory_) return;
   if (rank < 0 || rank >= static_cast<int>(peers_.size())) return;
   peers_[rank]->reads_me.store(true, std::memory_order_release);
 }

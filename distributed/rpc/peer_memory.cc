@@ -40,11 +40,8 @@ uint64_t make_probe_value() {
 }  // namespace
 
 bool enabled() {
-  static const bool on = [] {
-    const char* v = std::getenv("EMBER_RPC_SHARED_MEMORY");
-    return v == nullptr || std::strcmp(v, "0") != 0;
-  }();
-  return on;
+  const char* v = std::getenv("EMBER_RPC_SHARED_MEMORY");
+  return v == nullptr || std::strcmp(v, "0") != 0;
 }
 
 Probe self() {

@@ -59,7 +59,8 @@ struct Probe {
   uint64_t value = 0;
 };
 
-// False when EMBER_RPC_SHARED_MEMORY is "0" (read once).
+// False when EMBER_RPC_SHARED_MEMORY is "0" (the agent reads it at
+// init_rpc).
 bool enabled();
 
 // This process: its pid and a random value's address (made once).

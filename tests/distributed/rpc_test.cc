@@ -238,6 +238,126 @@ TEST(Rpc, ASlowCalleePastTheDeadlineTimesOutAndItsReplyIsDropped) {
   EXPECT_THAT(codes, Each(0));
 }
 
+std::vector<int64_t> shared_counts_of(const std::string& worker) {
+  return rpc::rpc_sync(worker, "rpc_test::shared_counts", {}).toIntVector();
+}
+
+// A callee drops a response's shared tensors when its caller releases them,
+// which the caller sends without waiting: poll for it.
+void expect_nothing_pinned_on(const std::string& worker) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  std::vector<int64_t> c = shared_counts_of(worker);
+  while (c[2] != 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    c = shared_counts_of(worker);
+  }
+  EXPECT_EQ(c[2], 0) << worker << " still keeps shared tensors alive";
+}
+
+// Note [Shared tensors] in distributed/rpc/peer_memory.h: between workers
+// of one host, tensors of 256 KiB or more are read from the sender's memory.
+TEST(Rpc, LargeTensorsBetweenWorkersOfOneHostAreReadFromTheSendersMemory) {
+  auto codes = run_workers(2, [](int rank, const rpc::RpcBackendOptions& o) {
+    rpc::init_rpc(worker_name(rank), rank, 2, o);
+    if (rank == 0) {
+      at::Tensor a = at::randn({512, 512});  // 1 MiB each
+      at::Tensor b = at::randn({512, 512});
+      // The first call tells worker1 that this worker reads its memory; its
+      // answer tells this worker the same of worker1.
+      for (int i = 0; i < 3; ++i) {
+        expect_same_tensor(a + b, as_tensor(rpc::rpc_sync("worker1", "aten::add.Tensor", {a, b})));
+      }
+      auto mine = rpc::debug::shared_tensor_counts();
+      EXPECT_GE(mine.sent, 4);      // both arguments of the later calls
+      EXPECT_GE(mine.received, 3);  // every result
+      EXPECT_EQ(mine.pinned_bytes, 0);  // arguments die with their calls
+      std::vector<int64_t> theirs = shared_counts_of("worker1");
+      EXPECT_EQ(theirs[1], mine.sent);
+      EXPECT_EQ(theirs[0], mine.received);
+      // Small tensors still travel in the frame.
+      rpc::rpc_sync("worker1", "aten::add.Tensor", {at::ones({3, 3}), at::ones({3, 3})});
+      EXPECT_EQ(rpc::debug::shared_tensor_counts().sent, mine.sent);
+      // Shared and sent tensors in one list, a view made contiguous, a
+      // bool tensor, a tensor pair.
+      at::Tensor view = at::randn({512, 1024}).t();
+      at::Tensor flags = at::rand({400000}) > 0.5;
+      std::vector<at::TensorBase> list{a, at::ones({7}), view, flags};
+      auto back = rpc::rpc_sync("worker1", "rpc_test::echo_tensors", {c10::IValue(list)})
+                      .toTensorVector();
+      ASSERT_EQ(back.size(), 4u);
+      expect_same_tensor(a, at::Tensor(back[0]));
+      expect_same_tensor(at::ones({7}), at::Tensor(back[1]));
+      expect_same_tensor(view, at::Tensor(back[2]));
+      expect_same_tensor(flags, at::Tensor(back[3]));
+      // Eight calls in flight at once.
+      std::vector<c10::intrusive_ptr<rpc::Future>> futs;
+      for (int i = 0; i < 8; ++i) {
+        futs.push_back(rpc::rpc_async("worker1", "aten::mul.Scalar", {a, double(i)}));
+      }
+      for (int i = 0; i < 8; ++i) {
+        futs[i]->waitAndThrow();
+        expect_same_tensor(a * double(i), as_tensor(futs[i]->value()));
+      }
+      // An RRef's value fetched with to_here().
+      rpc::RRef rr = rpc::remote("worker1", "aten::add.Scalar", {a, 1});
+      expect_same_tensor(a + 1, as_tensor(rr.to_here()));
+      // Every result was released: worker1 keeps nothing for this worker.
+      expect_nothing_pinned_on("worker1");
+      EXPECT_GE(rpc::debug::shared_tensor_counts().received, mine.received + 12);
+    }
+    rpc::shutdown();
+    EXPECT_EQ(rpc::debug::shared_tensor_counts().pinned_bytes, 0);
+  });
+  EXPECT_THAT(codes, Each(0));
+}
+
+// One worker with EMBER_RPC_SHARED_MEMORY=0 neither reads nor is read: both
+// directions go through gRPC.
+TEST(Rpc, WithSharedMemoryOffOnOneWorkerLargeTensorsGoThroughGrpc) {
+  auto codes = run_workers(2, [](int rank, const rpc::RpcBackendOptions& o) {
+    if (rank == 1) setenv("EMBER_RPC_SHARED_MEMORY", "0", 1);
+    rpc::init_rpc(worker_name(rank), rank, 2, o);
+    at::Tensor a = at::randn({512, 512});
+    for (int i = 0; i < 3; ++i) {
+      expect_same_tensor(a * 2, as_tensor(rpc::rpc_sync(worker_name(1 - rank),
+                                                        "aten::mul.Scalar", {a, 2.0})));
+    }
+    auto c = rpc::debug::shared_tensor_counts();
+    EXPECT_EQ(c.sent, 0);
+    EXPECT_EQ(c.received, 0);
+    rpc::shutdown();
+  });
+  EXPECT_THAT(codes, Each(0));
+}
+
+// A call that timed out may still have its shared arguments read by the
+// callee: they stay alive until shutdown.
+TEST(Rpc, SharedArgumentsOfACallThatTimedOutStayAliveUntilShutdown) {
+  auto codes = run_workers(2, [](int rank, const rpc::RpcBackendOptions& o) {
+    rpc::init_rpc(worker_name(rank), rank, 2, o);
+    if (rank == 0) {
+      at::Tensor a = at::ones({512, 512});
+      // Learn that worker1 reads this worker's memory.
+      rpc::rpc_sync("worker1", "rpc_test::sleep_sum", {a, int64_t{0}});
+      const int64_t sent = rpc::debug::shared_tensor_counts().sent;
+      EXPECT_THAT(errorOf([&] {
+                    rpc::rpc_sync("worker1", "rpc_test::sleep_sum", {a, int64_t{600}}, 0.1);
+                  }),
+                  HasSubstr("timed out after 0.1 s"));
+      auto c = rpc::debug::shared_tensor_counts();
+      EXPECT_EQ(c.sent, sent + 1);
+      EXPECT_EQ(c.pinned_bytes, static_cast<int64_t>(a.nbytes()));
+      // A call that is answered keeps nothing.
+      at::Tensor sum = as_tensor(rpc::rpc_sync("worker1", "rpc_test::sleep_sum", {a, int64_t{0}}));
+      EXPECT_EQ(sum.item<float>(), 512.0f * 512.0f);
+      EXPECT_EQ(rpc::debug::shared_tensor_counts().pinned_bytes, static_cast<int64_t>(a.nbytes()));
+    }
+    rpc::shutdown();
+    EXPECT_EQ(rpc::debug::shared_tensor_counts().pinned_bytes, 0);
+  });
+  EXPECT_THAT(codes, Each(0));
+}
+
 // shutdown(graceful=false) cancels the calls still waiting, blocking and
 // asynchronous, instead of waiting for their replies.
 TEST(Rpc, AnUngracefulShutdownCancelsTheCallsStillWaiting) {

@@ -1,11 +1,13 @@
 // Operators the distributed tests call remotely: identity-style echoes of
 // every IValue kind (one boxed kernel that leaves the arguments as the
-// results), a sleep, a failure, a crash, and the callee's RRef counts.
+// results), a sleep, a failure, a crash, and the callee's RRef and shared
+// tensor counts.
 #include <signal.h>
 
 #include <chrono>
 #include <thread>
 
+#include <ATen/ATen.h>
 #include <torch/library.h>
 
 #include "distributed/rpc/rpc.h"
@@ -18,6 +20,16 @@ void echo_boxed(const c10::OperatorHandle&, torch::jit::Stack*) {}
 int64_t sleep_ms(int64_t ms) {
   std::this_thread::sleep_for(std::chrono::milliseconds(ms));
   return ms;
+}
+
+at::Tensor sleep_sum(at::Tensor x, int64_t ms) {
+  std::this_thread::sleep_for(std::chrono::milliseconds(ms));
+  return x.sum();
+}
+
+std::vector<int64_t> shared_counts() {
+  auto c = torch::distributed::rpc::debug::shared_tensor_counts();
+  return {c.sent, c.received, c.pinned_bytes};
 }
 
 int64_t fail(std::string message) { TORCH_CHECK(false, message); }
@@ -57,4 +69,6 @@ TORCH_LIBRARY(rpc_test, m) {
   m.def("fail", &fail);
   m.def("die", &die);
   m.def("live_rrefs", &live_rrefs);
+  m.def("sleep_sum", &sleep_sum);
+  m.def("shared_counts", &shared_counts);
 }

@@ -8,9 +8,11 @@
 
 #include <cstring>
 
+#include "distributed/rpc/peer_memory.h"
 #include "distributed/rpc/wire.h"
 #include "tests/support/error_of.h"
 
+namespace peer_memory = torch::distributed::rpc::peer_memory;
 namespace wire = torch::distributed::rpc::wire;
 using ember_test::errorOf;
 using ::testing::HasSubstr;
@@ -258,6 +260,115 @@ TEST(Wire, EveryTruncationOfAValidFrameIsRefused) {
         << "length " << n;
   }
   EXPECT_EQ(wire::decode(frame_of(bytes)).values.size(), 2u);
+}
+
+// Shared tensors (Note [Shared tensors] in peer_memory.h), with this
+// process as both sender and receiver: process_vm_readv on one's own pid.
+TEST(Wire, SharedTensorsAreDescribedByAddressAndReadFromTheSender) {
+  at::Tensor big = at::randn({512, 512});  // 1 MiB: shared
+  at::Tensor mid = at::arange(1 << 12, at::kFloat);  // 16 KiB: a slice
+  at::Tensor bools = at::full({300000}, true, at::kBool);  // shared too
+  at::Tensor transposed = at::randn({256, 512}).t();  // made contiguous
+  ember::rpc::Envelope env;
+  wire::Encoder enc;
+  enc.add_value(env.add_values(), big);
+  enc.add_value(env.add_values(), c10::IValue(std::vector<at::TensorBase>{
+                                      mid, bools, transposed}));
+  ASSERT_TRUE(enc.has_shareable());
+  std::vector<at::TensorBase> shared;
+  grpc::ByteBuffer frame = enc.finish_sharing(env, &shared);
+  ASSERT_EQ(shared.size(), 3u);
+  EXPECT_EQ(shared[0].data_ptr(), big.data_ptr());  // not copied
+  EXPECT_EQ(env.values(0).tensor().remote_address(),
+            reinterpret_cast<uintptr_t>(big.data_ptr()));
+  EXPECT_EQ(env.values(1).tensor_list().tensors(0).remote_address(), 0u);
+  // Only the 16 KiB tensor's bytes travel.
+  EXPECT_LT(frame.Length(), 20000u);
+
+  wire::RemoteSource me;
+  me.pid = peer_memory::self().pid;
+  wire::Decoded d = wire::decode(frame, &me);
+  at::Tensor got(d.values[0].toTensorBase());
+  EXPECT_NE(got.data_ptr(), big.data_ptr());  // a copy in a new tensor
+  EXPECT_TRUE(at::equal(got, big));
+  auto list = d.values[1].toTensorVector();
+  ASSERT_EQ(list.size(), 3u);
+  EXPECT_TRUE(at::equal(at::Tensor(list[0]), mid));
+  EXPECT_TRUE(at::equal(at::Tensor(list[1]), bools));
+  EXPECT_TRUE(at::equal(at::Tensor(list[2]), transposed));
+
+  // Without a source (a receiver that did not say it reads the sender's
+  // memory) the frame is refused before anything is read.
+  EXPECT_THAT(errorOf([&] { wire::decode(frame); }),
+              HasSubstr("rpc: bad message: a tensor in the sender's memory "
+                        "(remote_address set) where none may be"));
+  // Small tensors are never shared.
+  ember::rpc::Envelope small_env;
+  wire::Encoder small;
+  small.add_value(small_env.add_values(), at::ones({3, 3}));
+  EXPECT_FALSE(small.has_shareable());
+}
+
+TEST(Wire, ASharedTensorThatCannotBeReadIsAClearError) {
+  ember::rpc::Envelope env;
+  auto* meta = env.add_values()->mutable_tensor();
+  meta->set_defined(true);
+  meta->set_dtype(ember::rpc::FLOAT32);
+  meta->add_sizes(1 << 18);
+  meta->set_nbytes(1 << 20);
+  meta->set_remote_address(0x10);  // never mapped
+  wire::RemoteSource me;
+  me.pid = peer_memory::self().pid;
+  EXPECT_THAT(errorOf([&] { wire::decode(frame_of(header(env)), &me); }),
+              HasSubstr("rpc: could not read 1048576 bytes at 0x10 of the "
+                        "sender's memory (pid " + std::to_string(me.pid) + "): "));
+  // Sizes and nbytes are still checked against each other.
+  meta->set_nbytes(1000);
+  EXPECT_THAT(errorOf([&] { wire::decode(frame_of(header(env)), &me); }),
+              HasSubstr("tensor nbytes 1000 but its sizes and dtype need 1048576"));
+  // A shared bool tensor is checked like a sent one.
+  static uint8_t twos[300000];
+  std::memset(twos, 2, sizeof(twos));
+  ember::rpc::Envelope b;
+  auto* bm = b.add_values()->mutable_tensor();
+  bm->set_defined(true);
+  bm->set_dtype(ember::rpc::BOOL);
+  bm->add_sizes(sizeof(twos));
+  bm->set_nbytes(sizeof(twos));
+  bm->set_remote_address(reinterpret_cast<uintptr_t>(twos));
+  EXPECT_THAT(errorOf([&] { wire::decode(frame_of(header(b)), &me); }),
+              HasSubstr("a bool tensor holds a byte other than 0 or 1"));
+}
+
+TEST(Wire, APeersProbeIsReadableOnlyWithItsValue) {
+  peer_memory::Probe me = peer_memory::self();
+  EXPECT_GT(me.pid, 0);
+  EXPECT_NE(me.value, 0u);
+  EXPECT_EQ(peer_memory::self().value, me.value);  // made once
+  EXPECT_TRUE(peer_memory::readable(me));
+  peer_memory::Probe wrong = me;
+  wrong.value ^= 1;
+  EXPECT_FALSE(peer_memory::readable(wrong));  // e.g. a reused pid
+  peer_memory::Probe unmapped = me;
+  unmapped.address = 0x10;
+  EXPECT_FALSE(peer_memory::readable(unmapped));
+  EXPECT_FALSE(peer_memory::readable(peer_memory::Probe{}));
+}
+
+TEST(Wire, DecodeHeaderLeavesTheValuesForLater) {
+  ember::rpc::Envelope env;
+  env.set_kind(ember::rpc::OP_CALL);
+  env.set_op("ns::op");
+  wire::Encoder enc;
+  enc.add_value(env.add_values(), at::arange(1 << 16, at::kFloat));
+  grpc::ByteBuffer frame = enc.finish(env);
+  wire::Decoded d = wire::decode_header(frame);
+  EXPECT_EQ(d.envelope.op(), "ns::op");
+  EXPECT_TRUE(d.values.empty());
+  wire::decode_values(d, nullptr);
+  ASSERT_EQ(d.values.size(), 1u);
+  EXPECT_TRUE(at::equal(at::Tensor(d.values[0].toTensorBase()),
+                        at::arange(1 << 16, at::kFloat)));
 }
 
 }  // namespace

@@ -45,11 +45,14 @@ namespace distributed {
 namespace rpc {
 namespace peer_memory {
 
-// Tensors smaller than this go through gRPC even to a peer that can read.
-constexpr size_t kSharedMinBytes = 256 << 10;
+// Tensors smaller than this go through gRPC even to a peer that can read:
+// a shared response costs one more message (its release). rpc_sync add of
+// two tensors, shared vs through gRPC (2026-12-06, docs/benchmarks.md):
+// 4 KiB 118-129 vs 75-85 us, 16 KiB about even, 64 KiB 250 vs 464 us.
+constexpr size_t kSharedMinBytes = 64 << 10;
 // The most a worker keeps alive for one peer's reads (See Note [Shared
 // tensors]).
-constexpr size_t kMaxPinnedBytes = size_t{4} << 30;
+constexpr size_t kMaxPinnedBytes = size_t{1} << 30;
 // A tensor claimed to be larger than this in a peer's memory is refused.
 constexpr uint64_t kMaxSharedTensorBytes = uint64_t{1} << 40;
 

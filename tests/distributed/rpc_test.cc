@@ -255,7 +255,7 @@ void expect_nothing_pinned_on(const std::string& worker) {
 }
 
 // Note [Shared tensors] in distributed/rpc/peer_memory.h: between workers
-// of one host, tensors of 256 KiB or more are read from the sender's memory.
+// of one host, tensors of 64 KiB or more are read from the sender's memory.
 TEST(Rpc, LargeTensorsBetweenWorkersOfOneHostAreReadFromTheSendersMemory) {
   auto codes = run_workers(2, [](int rank, const rpc::RpcBackendOptions& o) {
     rpc::init_rpc(worker_name(rank), rank, 2, o);

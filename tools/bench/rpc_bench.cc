@@ -12,7 +12,10 @@
 //     second (8 MiB of arguments per call; 4 MiB come back);
 //   - 8 threads calling rpc_sync (3x3 add) at once: calls per second;
 //   - gRPC's bound for the 4 MiB add: the 4 MiB echo's bytes per second
-//     applied to the add's 12 MiB (8 MiB sent, 4 MiB back).
+//     applied to the add's 12 MiB (8 MiB sent, 4 MiB back);
+//   - the 4 MiB add again with EMBER_RPC_SHARED_MEMORY=0 (the bench runs
+//     itself with --only-bulk), i.e. through gRPC instead of read from the
+//     sender's memory (Note [Shared tensors] in distributed/rpc/peer_memory.h).
 // Printed with the anchors of DESIGN.md (PyTorch 1.13 RPC: 414 us and
 // 2.5 GB/s; gRPC's own sync echo: 78-94 us). The raw echoes' server (in the
 // child) initializes gRPC before Ember does and keeps gRPC's default
@@ -201,11 +204,13 @@ int main(int argc, char** argv) {
   double seconds = 2.0;
   bool only_latency = false;  // just the 3x3 rpc_sync (for profiling)
   bool only_bulk = false;     // just the 2 x 4 MiB rpc_sync (for profiling)
+  int64_t bulk_bytes = 4 << 20;  // --bulk-bytes=N: that add's tensor size
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a.rfind("--seconds=", 0) == 0) seconds = std::atof(a.c_str() + 10);
     if (a == "--only-latency") only_latency = true;
     if (a == "--only-bulk") only_bulk = true;
+    if (a.rfind("--bulk-bytes=", 0) == 0) bulk_bytes = std::atoll(a.c_str() + 13);
   }
   rpc::RpcBackendOptions options;
   options.init_method = "tcp://127.0.0.1:" + std::to_string(free_port());
@@ -235,13 +240,15 @@ int main(int argc, char** argv) {
   rpc::rpc_async("worker1", "aten::add.Tensor", {at::ones({1}), at::ones({1})})->wait();
 
   if (only_latency || only_bulk) {
-    at::Tensor a = at::ones({only_bulk ? int64_t{1} << 20 : 9});
+    at::Tensor a = at::ones({only_bulk ? std::max<int64_t>(bulk_bytes / 4, 1) : 9});
     const double us = time_per_call_us(seconds, [&] {
       rpc::rpc_sync("worker1", "aten::add.Tensor", {a, a});
     });
     rpc::shutdown();
     waitpid(child, nullptr, 0);
-    std::printf("rpc_sync add %s round trip %.1f us\n", only_bulk ? "2 x 4 MiB" : "3x3", us);
+    const std::string what =
+        only_bulk ? "2 x " + std::to_string(bulk_bytes) + " B" : std::string("3x3");
+    std::printf("rpc_sync add %s round trip %.1f us\n", what.c_str(), us);
     return 0;
   }
   const double echo_tcp = raw_echo_us("127.0.0.1:" + std::to_string(echo_port), seconds);
@@ -290,6 +297,21 @@ int main(int argc, char** argv) {
   int status = 0;
   waitpid(child, &status, 0);
 
+  // The same add through gRPC, from a second run of this binary.
+  double grpc_big_us = 0;
+  if (std::getenv("EMBER_RPC_SHARED_MEMORY") == nullptr) {
+    const std::string cmd = "EMBER_RPC_SHARED_MEMORY=0 /proc/" +
+                            std::to_string(getpid()) + "/exe --only-bulk --seconds=" +
+                            std::to_string(seconds);
+    if (FILE* p = popen(cmd.c_str(), "r")) {
+      char line[256];
+      while (std::fgets(line, sizeof(line), p) != nullptr) {
+        std::sscanf(line, "rpc_sync add 2 x 4194304 B round trip %lf us", &grpc_big_us);
+      }
+      pclose(p);
+    }
+  }
+
   // Bytes through the connection per call: the echo moves 4 MiB each way;
   // the add sends 8 MiB of arguments and gets 4 MiB back. gRPC's bound for
   // the add: its 4 MiB echo's bytes-per-second over the add's 12 MiB.
@@ -317,6 +339,12 @@ int main(int argc, char** argv) {
   std::printf("%-52s %9.2f GB/s 2.5 GB/s -> %.2fx PyTorch (%.0f us per call)\n",
               "rpc_sync add 2 x 4 MiB, argument bytes sent", sent_gbps,
               sent_gbps / 2.5, big_us);
+  if (grpc_big_us > 0) {
+    const double grpc_gbps = 2.0 * (4 << 20) / (grpc_big_us * 1e-6) / 1e9;
+    std::printf("%-52s %9.2f GB/s -> %.2fx PyTorch; shared %.2fx this (%.0f us per call)\n",
+                "  the same through gRPC (EMBER_RPC_SHARED_MEMORY=0)", grpc_gbps,
+                grpc_gbps / 2.5, sent_gbps / grpc_gbps, grpc_big_us);
+  }
   std::printf("%-52s %9.2f GB/s -> %.2fx PyTorch's 2.5 GB/s at most\n",
               "  gRPC's bound for it (4 MiB echo rate, this run)", grpc_bound_sent,
               grpc_bound_sent / 2.5);

@@ -301,22 +301,25 @@ void Agent::start() {
 void Agent::reply(transport::ServerCall call, ember::rpc::Envelope& env,
                   wire::Encoder* enc, int to) {
   env.set_from_rank(rank_);
-  if (to < 0 || to >= static_cast<int>(peers_.size())) {
-    transport::finish(call, enc ? enc->finish(env) : wire::encode_plain(env));
-    return;
+  // Everything of the peer is read under pins_mutex_, which shutdown takes
+  // after the server stopped: that orders these reads on gRPC's threads
+  // before the agent goes, for TSan too (Note [TSan and gRPC]).
+  bool share = false;
+  uint64_t id = 0;
+  if (to >= 0 && to < world_size_) {
+    std::lock_guard<std::mutex> g(pins_mutex_);
+    Peer& p = *peers_[to];
+    env.set_reads_your_memory(p.i_read);
+    share = enc != nullptr && enc->has_shareable() &&
+            may_share_with_locked(p);
+    if (share) id = next_pin_++;
   }
-  env.set_reads_your_memory(peers_[to]->i_read);
-  if (enc == nullptr || !enc->has_shareable() || !may_share_with(to, 0)) {
+  if (!share) {
     transport::finish(call, enc ? enc->finish(env) : wire::encode_plain(env));
     return;
   }
   // The results stay readable until the caller releases pin_id (See Note
   // [Shared tensors] in peer_memory.h); kept before the reply can arrive.
-  uint64_t id;
-  {
-    std::lock_guard<std::mutex> g(pins_mutex_);
-    id = next_pin_++;
-  }
   env.set_pin_id(id);
   Pinned pinned;
   pinned.rank = to;
@@ -378,6 +381,8 @@ void Agent::handle(const grpc::ByteBuffer& request, transport::ServerCall call) 
 // kept (unchecked: the token is not known yet) and admitted when the table
 // arrives, or refused if rendezvous fails; at most kMaxDeferred wait.
 void Agent::admit(wire::Decoded msg, transport::ServerCall call) {
+  wire::RemoteSource source;
+  bool has_source = false;
   {
     std::lock_guard<std::mutex> g(mutex_);
     if (!ready_ || token_.empty() ||
@@ -394,12 +399,13 @@ void Agent::admit(wire::Decoded msg, transport::ServerCall call) {
                       "rpc: bad message: from_rank out of range");
       return;
     }
+    // Under the lock, which orders these reads of the peer before shutdown
+    // (Note [TSan and gRPC]).
+    learn_reader(msg.envelope.from_rank(), msg.envelope);
+    has_source = source_of(msg.envelope.from_rank(), &source) != nullptr;
   }
-  const int from = msg.envelope.from_rank();
-  learn_reader(from, msg.envelope);
   try {
-    wire::RemoteSource source;
-    wire::decode_values(msg, source_of(from, &source));
+    wire::decode_values(msg, has_source ? &source : nullptr);
   } catch (const c10::Error& e) {
     transport::fail(call, grpc::StatusCode::INVALID_ARGUMENT,
                     e.what_without_backtrace());

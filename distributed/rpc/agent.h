@@ -231,8 +231,10 @@ class Agent : public std::enable_shared_from_this<Agent> {
   // Where `rank`'s shared tensors are read from, or nullptr if this worker
   // cannot read them.
   const wire::RemoteSource* source_of(int rank, wire::RemoteSource* storage);
-  // Whether `bytes` more may be kept alive for `rank`'s reads.
-  bool may_share_with(int rank, size_t bytes);
+  // Whether tensors may be shared with `rank`: it reads this worker's
+  // memory, and less than kMaxPinnedBytes are kept alive for it.
+  bool may_share_with(int rank);
+  bool may_share_with_locked(const Peer& p) const;  // pins_mutex_ held
   void learn_reader(int rank, const ember::rpc::Envelope& env);
   void keep_stale_args(int rank, std::vector<at::TensorBase> args);
   void send_release(int to, uint64_t pin_id);

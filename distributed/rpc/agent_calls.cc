@@ -63,7 +63,7 @@ c10::intrusive_ptr<Future> Agent::send(int to, ember::rpc::Envelope& request,
   }
   request.set_token(token);
   request.set_from_rank(rank_);
-  request.set_reads_your_memory(peer->i_read);
+  request.set_reads_your_memory(peer->i_read);  // set before ready_
   auto owned = std::make_unique<PendingCall>();
   owned->to = to;
   owned->timeout = timeout;
@@ -72,7 +72,7 @@ c10::intrusive_ptr<Future> Agent::send(int to, ember::rpc::Envelope& request,
   // Large arguments to a peer that reads this worker's memory are shared,
   // and live as long as the call (See Note [Shared tensors] in
   // peer_memory.h).
-  owned->rpc.request = encoder.has_shareable() && may_share_with(to, 0)
+  owned->rpc.request = encoder.has_shareable() && may_share_with(to)
                            ? encoder.finish_sharing(request, &owned->shared)
                            : encoder.finish(request);
   owned->rpc.set_timeout(timeout);

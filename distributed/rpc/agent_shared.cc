@@ -17,12 +17,15 @@ const wire::RemoteSource* Agent::source_of(int rank,
   return storage;
 }
 
-bool Agent::may_share_with(int rank, size_t bytes) {
-  if (rank < 0 || rank >= static_cast<int>(peers_.size())) return false;
-  Peer& p = *peers_[rank];
-  if (!p.reads_me.load(std::memory_order_acquire)) return false;
+bool Agent::may_share_with(int rank) {
+  if (rank < 0 || rank >= world_size_) return false;
   std::lock_guard<std::mutex> g(pins_mutex_);
-  return p.pinned_bytes + bytes <= peer_memory::kMaxPinnedBytes;
+  return may_share_with_locked(*peers_[rank]);
+}
+
+bool Agent::may_share_with_locked(const Peer& p) const {
+  return p.reads_me.load(std::memory_order_acquire) &&
+         p.pinned_bytes < peer_memory::kMaxPinnedBytes;
 }
 
 // Called for a request once its token is checked, and for a response.

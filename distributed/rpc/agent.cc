@@ -321,17 +321,9 @@ void Agent::reply(transport::ServerCall call, ember::rpc::Envelope& env,
   // The results stay readable until the caller releases pin_id (See Note
   // [Shared tensors] in peer_memory.h); kept before the reply can arrive.
   env.set_pin_id(id);
-  Pinned pinned;
-  pinned.rank = to;
-  grpc::ByteBuffer frame = enc->finish_sharing(env, &pinned.tensors);
-  for (const auto& t : pinned.tensors) pinned.bytes += t.nbytes();
-  {
-    std::lock_guard<std::mutex> g(pins_mutex_);
-    peers_[to]->pinned_bytes += pinned.bytes;
-    peer_memory::stats().pinned_bytes.fetch_add(
-        static_cast<int64_t>(pinned.bytes), std::memory_order_relaxed);
-    pins_.emplace(id, std::move(pinned));
-  }
+  std::vector<at::TensorBase> shared;
+  grpc::ByteBuffer frame = enc->finish_sharing(env, &shared);
+  pin(to, id, std::move(shared));
   transport::finish(call, frame);
 }
 
@@ -544,21 +536,7 @@ void Agent::dispatch(wire::Decoded msg, transport::ServerCall call) {
       return;
     }
     case ember::rpc::TENSOR_RELEASE: {
-      // See Note [Shared tensors] in peer_memory.h. Only the caller the
-      // results were shared with can release them.
-      std::vector<at::TensorBase> dropped;  // freed after the lock
-      {
-        std::lock_guard<std::mutex> g(pins_mutex_);
-        auto it = pins_.find(msg.envelope.pin_id());
-        if (it != pins_.end() && it->second.rank == from) {
-          peers_[from]->pinned_bytes -= it->second.bytes;
-          peer_memory::stats().pinned_bytes.fetch_sub(
-              static_cast<int64_t>(it->second.bytes),
-              std::memory_order_relaxed);
-          dropped = std::move(it->second.tensors);
-          pins_.erase(it);
-        }
-      }
+      unpin(from, msg.envelope.pin_id());
       Envelope env;
       env.set_kind(ember::rpc::TENSOR_RELEASE_ACK);
       reply(call, env);

@@ -237,6 +237,10 @@ class Agent : public std::enable_shared_from_this<Agent> {
   bool may_share_with_locked(const Peer& p) const;  // pins_mutex_ held
   void learn_reader(int rank, const ember::rpc::Envelope& env);
   void keep_stale_args(int rank, std::vector<at::TensorBase> args);
+  // A response's shared tensors, kept under `id` until `rank` releases it.
+  void pin(int rank, uint64_t id, std::vector<at::TensorBase> tensors);
+  void unpin(int rank, uint64_t id);
+  void count_pinned_locked(Peer& p, int64_t bytes);  // pins_mutex_ held
   void send_release(int to, uint64_t pin_id);
   void drop_pins(int rank);  // -1: every rank's
 

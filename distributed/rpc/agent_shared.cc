@@ -35,6 +35,32 @@ void Agent::learn_reader(int rank, const ember::rpc::Envelope& env) {
   peers_[rank]->reads_me.store(true, std::memory_order_release);
 }
 
+void Agent::count_pinned_locked(Peer& p, int64_t bytes) {
+  p.pinned_bytes = static_cast<size_t>(static_cast<int64_t>(p.pinned_bytes) + bytes);
+  peer_memory::stats().pinned_bytes.fetch_add(bytes, std::memory_order_relaxed);
+}
+
+void Agent::pin(int rank, uint64_t id, std::vector<at::TensorBase> tensors) {
+  Pinned pinned;
+  pinned.rank = rank;
+  for (const auto& t : tensors) pinned.bytes += t.nbytes();
+  pinned.tensors = std::move(tensors);
+  std::lock_guard<std::mutex> g(pins_mutex_);
+  count_pinned_locked(*peers_[rank], static_cast<int64_t>(pinned.bytes));
+  pins_.emplace(id, std::move(pinned));
+}
+
+// Only the caller the results were shared with can release them.
+void Agent::unpin(int rank, uint64_t id) {
+  std::vector<at::TensorBase> dropped;  // freed after the lock
+  std::lock_guard<std::mutex> g(pins_mutex_);
+  auto it = pins_.find(id);
+  if (it == pins_.end() || it->second.rank != rank) return;
+  count_pinned_locked(*peers_[rank], -static_cast<int64_t>(it->second.bytes));
+  dropped = std::move(it->second.tensors);
+  pins_.erase(it);
+}
+
 // A call that ended without a response: the callee may still be reading
 // its arguments, so they live until the callee is found dead or RPC stops.
 void Agent::keep_stale_args(int rank, std::vector<at::TensorBase> args) {
@@ -43,10 +69,8 @@ void Agent::keep_stale_args(int rank, std::vector<at::TensorBase> args) {
   for (const auto& t : args) bytes += t.nbytes();
   std::lock_guard<std::mutex> g(pins_mutex_);
   Peer& p = *peers_.at(rank);
-  p.pinned_bytes += bytes;
+  count_pinned_locked(p, static_cast<int64_t>(bytes));
   for (auto& t : args) p.stale_args.push_back(std::move(t));
-  peer_memory::stats().pinned_bytes.fetch_add(static_cast<int64_t>(bytes),
-                                              std::memory_order_relaxed);
 }
 
 // Fire and forget: a release that fails (the callee died or shut down)

@@ -3,6 +3,7 @@
 
 #include <ATen/ATen.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <limits>
@@ -41,6 +42,9 @@ constexpr DTypeEntry kDTypes[] = {
 static_assert(sizeof(kDTypes) / sizeof(kDTypes[0]) ==
                   static_cast<size_t>(c10::ScalarType::Undefined),
               "wire.cc: every ScalarType needs a wire DType in kDTypes");
+
+// See Note [Frames order memory] in wire.h.
+std::atomic<uint64_t> g_frames_sent{0};
 
 DType to_wire(c10::ScalarType t) {
   for (const auto& e : kDTypes) {
@@ -434,6 +438,7 @@ grpc::ByteBuffer Encoder::finish(const ember::rpc::Envelope& envelope) {
   }
   tensors_.clear();
   metas_.clear();
+  g_frames_sent.fetch_add(1, std::memory_order_release);
   return grpc::ByteBuffer(slices.data(), slices.size());
 }
 
@@ -471,6 +476,7 @@ grpc::ByteBuffer encode_plain(const ember::rpc::Envelope& envelope) {
 }
 
 Decoded decode_header(const grpc::ByteBuffer& frame) {
+  g_frames_sent.load(std::memory_order_acquire);  // Note [Frames order memory]
   Decoded out;
   if (!frame.Dump(&out.payload).ok()) bad("the frame could not be read");
   SliceReader reader(out.payload);

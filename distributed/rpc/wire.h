@@ -28,6 +28,19 @@
 // A shared tensor (TensorMeta.remote_address set; See Note [Shared tensors]
 // in peer_memory.h) has no payload bytes: it is read from the sender's
 // memory, and only when the decoder is given the sender's pid.
+//
+// Note [Frames order memory]
+// ~~~~~~~~~~~~~~~~~~~~~~~~~~
+// A frame read in this process may be caused by one this process sent: a
+// worker replies to to_here() with a parameter's bytes, the caller then asks
+// it to step its optimizer, and a worker thread writes the parameter. The
+// order is real but runs through another process, where ThreadSanitizer
+// cannot follow it (it saw the reply's read of the bytes and the step's write
+// as a race: CI, dist_autograd_test). So every Encoder::finish ends with a
+// release on one process-wide counter and every decode_header starts with an
+// acquire of it: whatever this process did before sending a frame happens
+// before whatever it does after receiving any later one. It costs one atomic
+// add a frame and orders nothing the program did not already order.
 #pragma once
 
 #include <cstddef>

@@ -61,8 +61,10 @@ struct BarrierOptions {
 };
 
 // Note [Spinning before sleeping]
-// How long a thread that waits for a collective (Work::wait) or for the next
-// one (the group's worker) polls before it sleeps on its condition variable.
+// How long a thread that waits for a collective another thread runs
+// (Work::wait) polls before it sleeps on its condition variable. The Gloo
+// group's worker does not poll for work (See Note [Running a collective on
+// its waiter] in ProcessGroupGloo.cc).
 constexpr int kSpinMicroseconds = 200;
 void spin_until(const std::atomic<bool>& flag);
 

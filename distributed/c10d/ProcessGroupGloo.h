@@ -19,6 +19,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -69,6 +70,11 @@ class ProcessGroupGloo : public ProcessGroup {
   c10::intrusive_ptr<Work> recv(std::vector<at::Tensor>& tensors, int srcRank, int tag) override;
 
   const Options& options() const noexcept { return options_; }
+
+  // How many collectives ran on a thread that waited for them rather than
+  // on the group's worker (See Note [Running a collective on its waiter]
+  // in ProcessGroupGloo.cc); for tests and benchmarks.
+  int64_t collectives_run_on_waiters() const;
 
   struct Impl;
 

@@ -211,6 +211,41 @@ TEST(ProcessGroupGloo, CollectivesWaitedOutOfOrderRunInIssueOrder) {
   EXPECT_THAT(codes, Each(0));
 }
 
+// See Note [Running a collective on its waiter]: a collective waited for
+// before it started runs on the waiting thread, one queued behind it too,
+// and a wait() shorter than the collective's timeout does not take it over.
+TEST(ProcessGroupGloo, AWaiterRunsItsCollectiveUnlessItsTimeoutIsShorter) {
+  auto codes = run_group(2, [](int rank) {
+    c10::intrusive_ptr<c10d::ProcessGroup> group = dist::default_pg();
+    auto* pg = dynamic_cast<c10d::ProcessGroupGloo*>(group.get());
+    ASSERT_NE(pg, nullptr);
+    const int64_t before = pg->collectives_run_on_waiters();
+    for (int i = 0; i < 20; ++i) {
+      std::vector<at::Tensor> t = {at::full({256}, static_cast<double>(rank + i))};
+      pg->allreduce(t)->wait();
+      EXPECT_TRUE(at::equal(t[0], at::full({256}, 2.0 * i + 1)));
+    }
+    // The worker, woken by each issue, may win a few; the waiter most.
+    EXPECT_GT(pg->collectives_run_on_waiters() - before, 0);
+    if (rank == 1) {
+      dist::default_store()->wait({"rank0_done"});  // never joins the next one
+      return;
+    }
+    std::vector<at::Tensor> t = {at::ones({10})};
+    c10d::AllreduceOptions o;
+    o.timeout = milliseconds(3000);
+    auto work = pg->allreduce(t, o);
+    const auto start = Clock::now();
+    EXPECT_THAT(errorOf([&] { work->wait(milliseconds(300)); }),
+                HasSubstr("did not finish within the 300 ms given to wait()"));
+    EXPECT_LT(Clock::now() - start, milliseconds(2000));
+    // The worker runs it meanwhile, until Gloo's own timeout.
+    EXPECT_THAT(errorOf([&] { work->wait(); }), HasSubstr("Timed out"));
+    dist::default_store()->set("rank0_done", "1");
+  });
+  EXPECT_THAT(codes, Each(0));
+}
+
 TEST(ProcessGroupGloo, MeetsThroughAFileStore) {
   const char* dir = std::getenv("TEST_TMPDIR");
   const std::string path = std::string(dir != nullptr ? dir : "/tmp") + "/group.store";

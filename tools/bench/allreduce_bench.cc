@@ -4,8 +4,10 @@
 //
 //   ./bazelw run -c opt //tools/bench:allreduce_bench [-- --rounds=3]
 //
-// For float32 tensors of 1 KiB to 64 MiB: the median time per allreduce of
-// each, interleaved (Ember, Gloo, Gloo on a fresh thread per call, ...), the
+// For float32 tensors of 1 KiB to 64 MiB: the median time of single calls
+// of each, interleaved call by call in rotating order (Ember, Gloo, Gloo on
+// a fresh thread per call; the median of gloo against itself moved by up to
+// ±50% when each was timed as a batch of calls after the other's), the
 // bus bandwidth (bytes * 2 (n - 1) / n per second; n = 2) and Ember's
 // overhead over Gloo in percent. "Gloo on a fresh thread" shows what handing
 // a call to another thread costs on the machine, the part of Ember's
@@ -93,29 +95,50 @@ int run(int rank, int port, int rounds) {
       o.setTag(tag++);
       gloo::allreduce(o);
     };
-    for (int r = 0; r < rounds + 1; ++r) {  // the first round warms up
-      auto start = Clock::now();
-      for (int i = 0; i < iters; ++i) {
-        std::vector<at::Tensor> ts = {t};
-        pg->allreduce(ts)->wait();
+    auto ember_allreduce = [&] {
+      std::vector<at::Tensor> ts = {t};
+      pg->allreduce(ts)->wait();
+    };
+    auto handed_allreduce = [&] { std::async(std::launch::async, gloo_allreduce).wait(); };
+    // Each timed call starts right after a one-float allreduce, so that
+    // neither rank's time includes waiting for the other to finish its
+    // previous call.
+    float token = 0.0f;
+    auto align = [&] {
+      gloo::AllreduceOptions o(context);
+      o.setOutput(&token, 1);
+      o.setReduceFunction(
+          static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
+      o.setTag(tag++);
+      gloo::allreduce(o);
+    };
+    auto time_one = [&](const auto& f) {
+      align();
+      const auto start = Clock::now();
+      f();
+      return std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+    };
+    // Calls interleaved one by one, the order rotating, so that the
+    // machine's drift (other tenants, frequency) falls on all three alike;
+    // the medians of the single calls are compared.
+    for (int i = 0; i < iters / 4 + 1; ++i) {  // warm-up
+      ember_allreduce();
+      gloo_allreduce();
+    }
+    for (int i = 0; i < iters * rounds; ++i) {
+      for (int k = 0; k < 3; ++k) {
+        switch ((i + k) % 3) {
+          case 0:
+            ember.push_back(time_one(ember_allreduce));
+            break;
+          case 1:
+            raw.push_back(time_one(gloo_allreduce));
+            break;
+          default:
+            handed.push_back(time_one(handed_allreduce));
+        }
       }
-      const double e = std::chrono::duration<double, std::micro>(Clock::now() - start).count() / iters;
-      start = Clock::now();
-      for (int i = 0; i < iters; ++i) gloo_allreduce();
-      const double g = std::chrono::duration<double, std::micro>(Clock::now() - start).count() / iters;
-      // Gloo again, each call on a fresh std::async thread: the cost of
-      // handing a call to another thread on this machine.
-      start = Clock::now();
-      for (int i = 0; i < iters; ++i) {
-        std::async(std::launch::async, gloo_allreduce).wait();
-      }
-      const double h = std::chrono::duration<double, std::micro>(Clock::now() - start).count() / iters;
-      if (r > 0) {
-        ember.push_back(e);
-        raw.push_back(g);
-        handed.push_back(h);
-      }
-      t.fill_(1.0);  // keep the values finite
+      if (i % 16 == 15) t.fill_(1.0);  // keep the values finite
     }
     const double e = median(ember), g = median(raw), h = median(handed);
     if (rank == 0) {
@@ -125,6 +148,10 @@ int run(int rank, int port, int rounds) {
                   static_cast<double>(bytes) / g / 1e3, 100.0 * (e - g) / g);
       std::fflush(stdout);
     }
+  }
+  if (rank == 0) {
+    std::printf("Ember's allreduces run on the waiting thread: %lld (the rest on the group's worker)\n",
+                static_cast<long long>(pg->collectives_run_on_waiters()));
   }
   return 0;
 }

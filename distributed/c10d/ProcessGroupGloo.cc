@@ -159,17 +159,19 @@ void check_tensors(const std::vector<at::Tensor>& tensors, const char* what) {
 //
 // Note [Running a collective on its waiter]
 // ~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~
-// Handing every collective to the worker and back costs two thread
-// wake-ups, which on a 2-vCPU VM (where Gloo's own device threads compete
-// for the cores) measured +0.4 to +1 ms a call, +20% to +100% for 1-4 MiB
-// allreduces. A thread that calls wait() would only sleep until the worker
-// is done, so it runs the collective itself when nothing runs yet (the
-// worker, woken by the issue, finds the runner taken and sleeps again).
-// DDP's bucket allreduces, issued during backward and waited for after it,
-// still start at once on the worker. A wait() with a timeout shorter than
-// the collective's does not take it over: it must be able to give up first.
-// The worker does not spin waiting for work: it would race the waiter for
-// the call the waiter is about to wait for.
+// Handing a collective to the worker and back costs two thread wake-ups,
+// which the worker used to hide by polling 200 us for the next call, taking
+// a core from whatever ran next on a 2-vCPU VM. A thread that calls wait()
+// would only sleep until the worker is done, so it runs the collective
+// itself when nothing runs yet (the worker, woken by the issue, finds the
+// runner taken and sleeps again), and the worker does not poll (it would
+// race the waiter for the call the waiter is about to wait for). Measured
+// (docs/distributed.md): the same time per call as before, ~45 us over Gloo
+// called directly for small ones (the worker's wake-up at each issue), and
+// a DDP MLP epoch 3-11% shorter. DDP's bucket allreduces, issued during
+// backward and waited for after it, still start at once on the worker. A
+// wait() with a timeout shorter than the collective's does not take it
+// over: it must be able to give up first.
 struct ProcessGroupGloo::Impl {
   std::shared_ptr<gloo::rendezvous::Context> context;
   std::chrono::milliseconds timeout;

@@ -311,6 +311,10 @@ File load(const std::string& path) {
       }
       continue;
     }
+    // save() refuses an empty name, so a file with one would not round-trip.
+    if (name.empty()) {
+      reader.fail("a tensor has an empty name; every tensor of a safetensors file needs one");
+    }
     entries.push_back(reader.entry(name, value));
   }
 

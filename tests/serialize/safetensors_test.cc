@@ -294,6 +294,10 @@ TEST(Safetensors, LoadRejectsBadHeaders) {
               HasSubstr("tensor \"a\" has a shape entry that is not a non-negative integer"));
   EXPECT_THAT(load_error("offsets", "{\"a\":{" + f4 + ",\"data_offsets\":[0]}}", data8),
               HasSubstr("data_offsets that are not an array [begin, end]"));
+  // Found by safetensors_fuzz (CI, 2026-12-06): save() refuses it.
+  EXPECT_THAT(load_error("unnamed", "{\"\":{" + f4 + ",\"data_offsets\":[0,8]}}", data8),
+              HasSubstr("unnamed.safetensors: a tensor has an empty name; every tensor of a "
+                        "safetensors file needs one."));
   EXPECT_THAT(load_error("entry", "{\"a\":3}", ""),
               HasSubstr("the entry of tensor \"a\" is a number, expected an object"));
   EXPECT_THAT(load_error("huge",

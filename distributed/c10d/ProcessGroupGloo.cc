@@ -194,8 +194,7 @@ struct ProcessGroupGloo::Impl {
     std::deque<Job> jobs;  // under mutex, in seq order
     bool running = false;  // under mutex: a thread runs a job
     bool stopping = false;  // under mutex
-    uint64_t next_seq = 0;  // under mutex
-    uint32_t next_tag = 0;  // under mutex
+    uint64_t next_seq = 0;  // under mutex; Gloo's tag is its low 32 bits
     int64_t run_on_waiters = 0;  // under mutex
 
     // Runs the front job with the lock released; `lock` holds mutex.
@@ -299,10 +298,8 @@ namespace {
 class CollectiveWork : public Work {
  public:
   CollectiveWork(std::string name, std::shared_ptr<ProcessGroupGloo::Impl::Queue> queue,
-                 std::chrono::milliseconds timeout)
-      : Work(std::move(name)), queue_(std::move(queue)), timeout_(timeout) {}
-
-  void set_seq(uint64_t seq) { seq_ = seq; }
+                 uint64_t seq, std::chrono::milliseconds timeout)
+      : Work(std::move(name)), queue_(std::move(queue)), seq_(seq), timeout_(timeout) {}
 
   bool wait(std::chrono::milliseconds timeout) override {
     if (!done_.load(std::memory_order_acquire) &&
@@ -314,8 +311,8 @@ class CollectiveWork : public Work {
 
  private:
   const std::shared_ptr<ProcessGroupGloo::Impl::Queue> queue_;
+  const uint64_t seq_;  // its place in the queue
   const std::chrono::milliseconds timeout_;
-  uint64_t seq_ = 0;  // set before the Work is returned
 };
 
 }  // namespace
@@ -323,16 +320,15 @@ class CollectiveWork : public Work {
 c10::intrusive_ptr<Work> ProcessGroupGloo::Impl::enqueue(
     const std::string& name, std::chrono::milliseconds collective_timeout,
     std::function<std::vector<at::Tensor>(uint32_t tag)> run) {
-  auto work = c10::make_intrusive<CollectiveWork>("ProcessGroupGloo " + name, queue,
-                                                  collective_timeout);
+  c10::intrusive_ptr<Work> work;
   bool wake;
   {
     std::lock_guard<std::mutex> lock(queue->mutex);
     TORCH_CHECK(!queue->stopping, "ProcessGroupGloo: ", name, " after the group was destroyed.");
-    const uint32_t tag = queue->next_tag++;
     const uint64_t seq = queue->next_seq++;
-    work->set_seq(seq);
-    auto job = [this, run = std::move(run), tag] {
+    work = c10::make_intrusive<CollectiveWork>("ProcessGroupGloo " + name, queue, seq,
+                                               collective_timeout);
+    auto job = [this, run = std::move(run), tag = static_cast<uint32_t>(seq)] {
       try {
         return run(tag);
       } catch (const c10::Error&) {

@@ -158,6 +158,8 @@ class HeaderReader {
   }
 
   Entry entry(const std::string& name, const json::Value& v) const {
+    // save() refuses an empty name, so a file with one would not round-trip.
+    if (name.empty()) fail("a tensor has an empty name; every tensor of a safetensors file needs one");
     if (v.kind() != json::Value::Kind::kObject) {
       fail("the entry of tensor " + quote(name) + " is " + json::Value::kind_name(v.kind()) +
            ", expected an object with dtype, shape and data_offsets");
@@ -310,10 +312,6 @@ File load(const std::string& path) {
         result.metadata.emplace(key, v.as_string());
       }
       continue;
-    }
-    // save() refuses an empty name, so a file with one would not round-trip.
-    if (name.empty()) {
-      reader.fail("a tensor has an empty name; every tensor of a safetensors file needs one");
     }
     entries.push_back(reader.entry(name, value));
   }

@@ -6,8 +6,8 @@
 //
 // For float32 tensors of 1 KiB to 64 MiB: the median time of single calls
 // of each, interleaved call by call in rotating order (Ember, Gloo, Gloo on
-// a fresh thread per call; the median of gloo against itself moved by up to
-// ±50% when each was timed as a batch of calls after the other's), the
+// a fresh thread per call; the median of Gloo against itself moved by -55%
+// to +77% when each was timed as a batch of calls after the other's), the
 // bus bandwidth (bytes * 2 (n - 1) / n per second; n = 2) and Ember's
 // overhead over Gloo in percent. "Gloo on a fresh thread" shows what handing
 // a call to another thread costs on the machine, the part of Ember's
@@ -87,14 +87,15 @@ int run(int rank, int port, int rounds) {
     at::Tensor t = at::ones({bytes / 4});
     const int iters = static_cast<int>(std::max<int64_t>(5, std::min<int64_t>(200, (int64_t{256} << 20) / bytes / 4)));
     std::vector<double> ember, raw, handed;
-    auto gloo_allreduce = [&] {
+    auto gloo_sum = [&](float* data, size_t n) {
       gloo::AllreduceOptions o(context);
-      o.setOutput(t.data_ptr<float>(), static_cast<size_t>(t.numel()));
+      o.setOutput(data, n);
       o.setReduceFunction(
           static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
       o.setTag(tag++);
       gloo::allreduce(o);
     };
+    auto gloo_allreduce = [&] { gloo_sum(t.data_ptr<float>(), static_cast<size_t>(t.numel())); };
     auto ember_allreduce = [&] {
       std::vector<at::Tensor> ts = {t};
       pg->allreduce(ts)->wait();
@@ -104,14 +105,7 @@ int run(int rank, int port, int rounds) {
     // neither rank's time includes waiting for the other to finish its
     // previous call.
     float token = 0.0f;
-    auto align = [&] {
-      gloo::AllreduceOptions o(context);
-      o.setOutput(&token, 1);
-      o.setReduceFunction(
-          static_cast<void (*)(void*, const void*, const void*, size_t)>(&gloo::sum<float>));
-      o.setTag(tag++);
-      gloo::allreduce(o);
-    };
+    auto align = [&] { gloo_sum(&token, 1); };
     auto time_one = [&](const auto& f) {
       align();
       const auto start = Clock::now();
